@@ -1,0 +1,68 @@
+"""Errors that end a run with a clear one-line message and a fixed exit code.
+
+The CLI prints ``str(err)`` and exits with ``err.exit_code``; a traceback is
+shown only with ``--debug``. Per-sample judge failures are not here: they are
+recorded on the sample as an unscored reason (see ``JudgeCallError``).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "LocalevalError",
+    "UsageError",
+    "DataError",
+    "ModelError",
+    "JudgeCallError",
+    "GateFailed",
+]
+
+
+class LocalevalError(Exception):
+    """Base class: a message meant for the user and the process exit code."""
+
+    exit_code: int = 2
+
+
+class UsageError(LocalevalError):
+    """Bad command-line arguments or metric specifications (exit 2)."""
+
+    exit_code = 2
+
+
+class DataError(LocalevalError):
+    """Bad input data; the message names file, line/row and column (exit 2)."""
+
+    exit_code = 2
+
+    def __init__(self, message: str, *, file: str | None = None, row: int | None = None,
+                 column: str | None = None, unit: str = "line") -> None:
+        where = []
+        if file:
+            where.append(str(file))
+        if row is not None:
+            where.append(f"{unit} {row}")
+        if column:
+            where.append(f"column '{column}'")
+        prefix = ", ".join(where)
+        super().__init__(f"{prefix}: {message}" if prefix else message)
+        self.file, self.row, self.column = file, row, column
+
+
+class ModelError(LocalevalError):
+    """A judge or embedding model cannot be loaded or reached (exit 3)."""
+
+    exit_code = 3
+
+
+class JudgeCallError(Exception):
+    """One judge call failed in a way that unscores a sample, not the run.
+
+    Examples: output truncated at the token budget, prompt longer than the
+    context window. The runner records ``str(err)`` as the unscored reason.
+    """
+
+
+class GateFailed(LocalevalError):
+    """A ``--fail-under`` threshold was not met (exit 1)."""
+
+    exit_code = 1

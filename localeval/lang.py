@@ -1,0 +1,77 @@
+"""Language detection for the three languages localeval handles specially.
+
+Only en / ja / zh matter here (they decide tokenisation, sentence splitting
+and few-shot examples), so a script count is enough and exact: kana means
+Japanese, Han without kana means Chinese. A general detector (langdetect,
+fasttext) would add a dependency and a model for no gain on this decision.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+__all__ = ["detect_lang", "LANGS", "resolve_lang", "split_sentences"]
+
+LANGS = ("en", "ja", "zh")
+
+_KANA = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
+def detect_lang(text: str) -> str:
+    """Return "ja", "zh" or "en" (the default for everything else)."""
+    if not text:
+        return "en"
+    if _KANA.search(text):
+        return "ja"
+    han = len(_HAN.findall(text))
+    if han and han >= 0.1 * len(re.sub(r"\s", "", text)):
+        return "zh"
+    return "en"
+
+
+def resolve_lang(configured: str, *texts: str | None) -> str:
+    """``configured`` unless it is "auto"; then detect from the joined texts."""
+    if configured and configured != "auto":
+        if configured not in LANGS:
+            raise ValueError(f"unknown language {configured!r}; use auto, en, ja or zh")
+        return configured
+    return detect_lang(" ".join(t for t in texts if t))
+
+
+# Closing quotes and brackets that belong to the sentence before them.
+_CLOSERS = "\"'\u201d\u2019\u300d\u300f\uff09\u300b\u3009\u3011\u3015\u3017\uff63)]}"
+
+
+@lru_cache(maxsize=8)
+def _segmenter(lang: str):  # type: ignore[no-untyped-def]
+    import pysbd  # lazy: only the metrics that count sentences need it
+
+    return pysbd.Segmenter(language=lang if lang in LANGS else "en", clean=False)
+
+
+def split_sentences(text: str, lang: str = "en") -> list[str]:
+    """Sentences of ``text`` (pysbd, as ragas uses), stripped, empty ones dropped.
+
+    pysbd's Chinese rules end a sentence at 。！？ even inside a quotation, so
+    the closing quote starts the next segment (``他说：“你好。`` / ``”然后走了。``).
+    Leading closing quotes/brackets are moved back onto the previous sentence,
+    the convention of common Chinese splitters; applied to Japanese too, where
+    pysbd already keeps 「…。」 together.
+    """
+    if not text or not text.strip():
+        return []
+    lang = lang if lang in LANGS else "en"
+    out: list[str] = []
+    for seg in _segmenter(lang).segment(text):
+        if out and lang in ("zh", "ja"):
+            stripped = seg.lstrip()
+            lead = len(stripped) - len(stripped.lstrip(_CLOSERS))
+            if lead:
+                out[-1] += stripped[:lead]
+                seg = stripped[lead:]
+        seg = seg.strip()
+        if seg:
+            out.append(seg)
+    return out

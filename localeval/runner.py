@@ -1,0 +1,349 @@
+"""``evaluate()``: validate -> batch the cheap work -> judge sample by sample -> aggregate.
+
+Order matters for speed on a local judge: non-model metrics run vectorised
+over the whole dataset first; every text the embedding metrics need is
+embedded in one batched pass; then each sample's judge calls run back to
+back so llama.cpp reuses the sample's KV prefix across metrics. Each sample's
+line is written to ``results.jsonl`` as soon as it is finished, so an
+interrupted run leaves valid files, and the judge cache makes a restart
+repeat no finished call.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import statistics
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from localeval.dataset import Dataset, check_required, load_dataset
+from localeval.errors import JudgeCallError, ModelError, UsageError
+from localeval.judge.base import Judge, Usage
+from localeval.metrics.base import Context, Metric, NoEmbedder, NoJudge, parse_metrics
+from localeval.summary import signature, signature_line, summarize_metric
+from localeval.types import Sample, Score
+
+__all__ = ["evaluate", "EvaluationResult", "DEFAULT_METRICS"]
+
+#: What ``evaluate`` runs when no metrics are named: every one the data supports.
+DEFAULT_METRICS = (
+    "faithfulness", "answer_relevancy", "context_precision", "context_recall",
+    "answer_correctness", "answer_similarity",
+    "hit_rate@5", "mrr", "ndcg@10", "rougeL",
+)
+
+
+@dataclass
+class EvaluationResult:
+    """Per-sample scores, the summary, and conversions RAGAS users expect."""
+
+    samples: list[Sample]
+    metrics: list[Metric]
+    scores: list[dict[str, Score]]
+    summary: dict[str, Any]
+    warnings: list[str] = field(default_factory=list)
+
+    def __getitem__(self, key: str) -> float | None:
+        return self.summary["metrics"][key]["mean"]
+
+    def means(self) -> dict[str, float | None]:
+        return {k: v["mean"] for k, v in self.summary["metrics"].items()}
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"'{k}': {'nan' if v is None else round(v, 4)}"
+                          for k, v in self.means().items())
+        return "{" + inner + "}"
+
+    def records(self) -> list[dict[str, Any]]:
+        return [_record(s, sc) for s, sc in zip(self.samples, self.scores)]
+
+    def to_pandas(self) -> Any:
+        """One row per sample: the inputs, then one column per metric (NaN when unscored)."""
+        import pandas as pd
+
+        rows = []
+        for s, sc in zip(self.samples, self.scores):
+            row: dict[str, Any] = {"id": s.id, "user_input": s.question,
+                                   "retrieved_contexts": s.contexts, "response": s.answer,
+                                   "reference": s.reference}
+            for m in self.metrics:
+                v = sc[m.key].value if m.key in sc else None
+                row[m.key] = math.nan if v is None else v
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def save(self, out_dir: str | os.PathLike[str]) -> Path:
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        with open(out / "results.jsonl", "w", encoding="utf-8") as f:
+            for r in self.records():
+                f.write(json.dumps(r, ensure_ascii=False) + "\n")
+        _write_json(out / "summary.json", self.summary)
+        return out
+
+
+def _write_json(path: Path, obj: Any) -> None:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(json.dumps(obj, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _record(s: Sample, sc: Mapping[str, Score]) -> dict[str, Any]:
+    return {
+        "id": s.id,
+        "scores": {k: v.value for k, v in sc.items()},
+        "errors": {k: v.reason for k, v in sc.items() if v.value is None},
+        "details": {k: v.details for k, v in sc.items() if v.details},
+    }
+
+
+def _resolve_judge(judge: Any, cache: Any) -> Judge | None:
+    if judge is False:
+        return None
+    if judge is None or isinstance(judge, (str, os.PathLike)):
+        from localeval.judge.load import load_judge
+
+        judge = load_judge(str(judge) if judge is not None else None)
+        if judge is None:
+            return None
+    if cache is not None:
+        from localeval.judge.cached import CachedJudge
+
+        if not isinstance(judge, CachedJudge):
+            judge = CachedJudge(judge, cache)
+    return judge
+
+
+def _resolve_embedder(embedder: Any, cache: Any, device: str) -> Any:
+    if embedder is False:
+        return None
+    from localeval.embed import CachedEmbedder, load_embedder
+
+    if embedder is None or isinstance(embedder, (str, os.PathLike)):
+        return load_embedder(str(embedder) if embedder is not None else None, device=device,
+                             cache=cache)
+    if not isinstance(embedder, CachedEmbedder):
+        embedder = CachedEmbedder(embedder, cache)
+    return embedder
+
+
+def _open_cache(cache: Any) -> Any:
+    if cache is False:
+        return None
+    from localeval.cache import Cache
+
+    if isinstance(cache, Cache):
+        return cache
+    return Cache(cache if cache not in (None, True) else None)
+
+
+def evaluate(
+    data: Any,
+    metrics: str | Sequence[str | Metric] | None = None,
+    *,
+    judge: Judge | str | os.PathLike[str] | None | bool = None,
+    embedder: Any = None,
+    columns: Iterable[str] | Mapping[str, str] | None = None,
+    lang: str = "auto",
+    seed: int = 0,
+    temperature: float | None = None,
+    verdicts: str = "hard",
+    repeats: int = 1,
+    cache: Any = True,
+    device: str = "auto",
+    out_dir: str | os.PathLike[str] | None = None,
+    progress: bool | None = None,
+    on_warning: Callable[[str], None] | None = None,
+) -> EvaluationResult:
+    """Evaluate ``data`` with ``metrics`` and return per-sample scores and a summary.
+
+    ``judge``: a Judge, a GGUF path, an ``http(s)://`` URL, None (the single
+    GGUF in ``models/`` if there is one) or False (judge metrics unscored).
+    ``embedder``: an Embedder, a directory or model name, None (the default
+    all-MiniLM-L6-v2) or False. ``cache``: True (``$LOCALEVAL_CACHE`` or
+    ~/.cache/localeval), a path, a ``Cache`` or False. With ``out_dir`` the
+    results are written while the run progresses.
+    """
+    if verdicts not in ("hard", "soft"):
+        raise UsageError(f"verdicts must be 'hard' or 'soft', not {verdicts!r}")
+    if repeats < 1:
+        raise UsageError("repeats must be at least 1")
+    from localeval import __version__
+
+    ds = load_dataset(data, columns=columns)
+    chosen = _choose_metrics(metrics, ds)
+    check_required(ds, {m.key: m.requires for m in chosen})
+    notes: list[str] = []
+    warn = on_warning or (lambda msg: warnings.warn(msg, stacklevel=3))
+
+    store = _open_cache(cache)
+    need_judge = any(m.uses_judge for m in chosen)
+    need_embed = any(m.uses_embedder for m in chosen)
+    the_judge = _resolve_judge(judge, store) if need_judge else None
+    if need_judge and the_judge is None:
+        notes.append(str(NoJudge()))
+    the_embedder = _resolve_embedder(embedder, store, device) if need_embed else None
+    if the_embedder is not None:
+        from localeval.embed import warn_if_language_mismatch
+
+        texts = [t for s in ds for t in (s.question, s.answer, s.reference) if t]
+        msg = warn_if_language_mismatch(the_embedder, texts)
+        if msg:
+            notes.append(msg)
+    for n in notes:
+        warn(n)
+
+    if temperature is None:
+        # Repeats with greedy decoding would be identical: sample instead.
+        temperature = 0.7 if repeats > 1 else 0.0
+    elif repeats > 1 and temperature == 0.0:
+        warn("--repeats with temperature 0 gives identical runs; set --temperature > 0")
+    ctx = Context(judge=the_judge, embedder=the_embedder, lang=lang, seed=seed,
+                  temperature=temperature, verdicts=verdicts)
+
+    samples = ds.samples
+    scores: list[dict[str, Score]] = [{} for _ in samples]
+    batch_metrics = [m for m in chosen if not (m.uses_judge or m.uses_embedder)]
+    model_metrics = [m for m in chosen if m.uses_judge or m.uses_embedder]
+
+    # 1. cheap metrics, vectorised over the dataset
+    for m in batch_metrics:
+        idx = [i for i, s in enumerate(samples) if not m.missing_fields(s)]
+        for i, sc in zip(idx, m.score_batch([samples[i] for i in idx], ctx)):
+            scores[i][m.key] = sc
+
+    # 2. every text the embedding metrics need, embedded once in large batches
+    if the_embedder is not None:
+        texts = {t for s in samples for m in model_metrics if m.uses_embedder
+                 for t in m.texts_to_embed(s)}
+        if texts and hasattr(the_embedder, "prefetch"):
+            the_embedder.prefetch(sorted(texts))
+
+    # 3. judge work, sample by sample so calls sharing a prefix run back to back
+    writer = _Writer(out_dir) if out_dir is not None else None
+    bar = None
+    run_values: dict[str, list[list[float]]] = {m.key: [[] for _ in range(repeats)]
+                                                for m in model_metrics if m.uses_judge}
+    finished = 0
+    try:
+        from localeval.progress import RunProgress
+
+        bar = RunProgress(len(samples), enabled=progress)
+        for i, s in enumerate(samples):
+            for m in model_metrics:
+                scores[i][m.key] = _score_model_metric(m, s, ctx, repeats, seed,
+                                                       run_values.get(m.key))
+            for m in chosen:
+                if m.key not in scores[i]:
+                    scores[i][m.key] = Score.unscored(_missing_reason(m, s))
+            scores[i] = {m.key: scores[i][m.key] for m in chosen}
+            if writer:
+                writer.write(_record(s, scores[i]))
+            finished = i + 1
+            bar.update(ctx.usage)
+    finally:
+        if bar:
+            bar.close()
+        interrupted = finished < len(samples)
+        done = samples[:finished] if interrupted else samples
+        summary = _summary(chosen, scores[: len(done)], ctx, seed, verdicts, lang, repeats,
+                           run_values, __version__, notes)
+        if interrupted:
+            summary["interrupted"] = {"finished": finished, "total": len(samples)}
+        if writer:
+            writer.close(summary)
+    return EvaluationResult(list(done), chosen, scores[: len(done)], summary, notes)
+
+
+def _score_model_metric(m: Metric, s: Sample, ctx: Context, repeats: int, seed: int,
+                        runs: list[list[float]] | None) -> Score:
+    if m.missing_fields(s):
+        return Score.unscored(_missing_reason(m, s))
+    if not m.uses_judge or repeats == 1:
+        sc = _safe_score(m, s, ctx)
+        if runs is not None and sc.value is not None:
+            runs[0].append(sc.value)
+        return sc
+    results = []
+    for r in range(repeats):
+        ctx.seed = seed + r
+        ctx.begin_sample()
+        results.append(_safe_score(m, s, ctx))
+    ctx.seed = seed
+    vals = [r.value for r in results if r.value is not None]
+    for r, sc in enumerate(results):
+        if sc.value is not None and runs is not None:
+            runs[r].append(sc.value)
+    if not vals:
+        return results[0]
+    details = dict(results[0].details)
+    details["repeats"] = [r.value for r in results]
+    details["std"] = statistics.pstdev(vals) if len(vals) > 1 else 0.0
+    return Score(sum(vals) / len(vals), None, details)
+
+
+def _missing_reason(m: Metric, s: Sample) -> str:
+    missing = m.missing_fields(s)
+    return "missing " + ", ".join(missing) if missing else "not computed"
+
+
+def _safe_score(m: Metric, s: Sample, ctx: Context) -> Score:
+    try:
+        return m.score(s, ctx)
+    except (JudgeCallError, NoJudge, NoEmbedder) as e:
+        return Score.unscored(str(e))
+
+
+def _summary(chosen: Sequence[Metric], scores: Sequence[Mapping[str, Score]], ctx: Context,
+             seed: int, verdicts: str, lang: str, repeats: int,
+             run_values: Mapping[str, list[list[float]]], version: str,
+             notes: list[str]) -> dict[str, Any]:
+    metrics: dict[str, Any] = {}
+    for m in chosen:
+        col = [sc[m.key] for sc in scores if m.key in sc]
+        entry = summarize_metric(col, seed=seed)
+        if repeats > 1 and m.key in run_values:
+            means = [sum(v) / len(v) for v in run_values[m.key] if v]
+            entry["run_means"] = means
+            entry["run_spread"] = statistics.pstdev(means) if len(means) > 1 else 0.0
+            sds = [sc[m.key].details.get("std") for sc in scores if m.key in sc]
+            sds = [x for x in sds if x is not None]
+            entry["mean_sample_std"] = sum(sds) / len(sds) if sds else None
+        if m.lower_is_better:
+            entry["lower_is_better"] = True
+        metrics[m.key] = entry
+    sig = signature(version=version, judge=ctx.judge, embedder=ctx.embedder, seed=seed,
+                    prompts=ctx.prompt_versions, verdicts=verdicts, lang=lang, repeats=repeats)
+    out = {"metrics": metrics, "n_samples": len(scores), "signature": sig,
+           "signature_line": signature_line(sig), "usage": ctx.usage.to_dict()}
+    if notes:
+        out["notes"] = notes
+    return out
+
+
+def _choose_metrics(metrics: Any, ds: Dataset) -> list[Metric]:
+    if metrics:
+        return parse_metrics(metrics)
+    chosen = parse_metrics(",".join(DEFAULT_METRICS))
+    return [m for m in chosen if all(f in ds.columns for f in m.requires)]
+
+
+class _Writer:
+    """Appends one results line per finished sample; writes the summary at the end."""
+
+    def __init__(self, out_dir: str | os.PathLike[str]) -> None:
+        self.dir = Path(out_dir)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self._f = open(self.dir / "results.jsonl", "w", encoding="utf-8")
+
+    def write(self, record: Mapping[str, Any]) -> None:
+        self._f.write(json.dumps(record, ensure_ascii=False) + "\n")
+        self._f.flush()
+
+    def close(self, summary: Mapping[str, Any]) -> None:
+        self._f.close()
+        _write_json(self.dir / "summary.json", summary)

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Create (or reuse) the virtual environment .venv inside the checkout and install
+# localeval into it. Idempotent: a second run with the same pyproject.toml and
+# extras does nothing.
+#
+#   scripts/setup.sh            runtime only
+#   scripts/setup.sh test       runtime + test dependencies
+#
+# Environment:
+#   PYTHON               interpreter for the venv (default: python3)
+#   LOCALEVAL_TORCH      torch requirement installed FIRST (default: torch==2.13.0, the
+#                        CPU wheel). GPU users: e.g. LOCALEVAL_TORCH="torch==2.13.0"
+#                        with PIP_INDEX_URL pointing at the CUDA wheel index.
+#   LOCALEVAL_CUDA=1     build llama-cpp-python with CUDA (CMAKE_ARGS=-DGGML_CUDA=on)
+#   LOCALEVAL_PORTABLE=1 build llama-cpp-python without -march=native (wheels that
+#                        must run on older CPUs)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PY=${PYTHON:-python3}
+TORCH_SPEC=${LOCALEVAL_TORCH:-torch==2.13.0}
+EXTRAS=${1:-}
+
+if [ ! -x .venv/bin/python ]; then
+    echo "localeval setup: creating .venv" >&2
+    "$PY" -m venv .venv
+fi
+
+key=$( (cat pyproject.toml; echo "$EXTRAS $TORCH_SPEC ${LOCALEVAL_CUDA:-} ${LOCALEVAL_PORTABLE:-}") \
+      | sha256sum | cut -c1-16)
+stamp=".venv/.localeval-setup-$key"
+if [ -f "$stamp" ]; then
+    exit 0
+fi
+
+# torch first: with it present, sentence-transformers' torch requirement is met and
+# pip never fetches the multi-GB CUDA build onto a CPU-only machine.
+if ! .venv/bin/python -c "import torch" >/dev/null 2>&1; then
+    echo "localeval setup: installing $TORCH_SPEC" >&2
+    .venv/bin/pip install -q "$TORCH_SPEC"
+fi
+
+if [ "${LOCALEVAL_CUDA:-}" = "1" ]; then
+    export CMAKE_ARGS="${CMAKE_ARGS:-} -DGGML_CUDA=on"
+fi
+if [ "${LOCALEVAL_PORTABLE:-}" = "1" ]; then
+    export CMAKE_ARGS="${CMAKE_ARGS:-} -DGGML_NATIVE=OFF"
+fi
+
+spec="."
+[ -n "$EXTRAS" ] && spec=".[$EXTRAS]"
+echo "localeval setup: installing localeval$([ -n "$EXTRAS" ] && echo "[$EXTRAS]") (the first" \
+     "llama-cpp-python build compiles llama.cpp: about 6 minutes on 2 cores)" >&2
+.venv/bin/pip install -q -e "$spec"
+
+rm -f .venv/.localeval-setup-*
+touch "$stamp"
+echo "localeval setup: ready (.venv)" >&2

@@ -1,0 +1,83 @@
+"""Hermetic test session: no network, no hub, a private cache.
+
+Sockets may connect only to loopback (the HTTP-judge tests start a server on
+127.0.0.1) and to Unix sockets; anything else raises at once.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import socket
+
+import pytest
+
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["TRANSFORMERS_OFFLINE"] = "1"
+os.environ["HF_DATASETS_OFFLINE"] = "1"
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+class NetworkBlocked(RuntimeError):
+    pass
+
+
+_real_connect = socket.socket.connect
+_real_connect_ex = socket.socket.connect_ex
+_real_create_connection = socket.create_connection
+
+
+def _allowed(address) -> bool:
+    if isinstance(address, (str, bytes)):  # AF_UNIX path
+        return True
+    host = address[0]
+    if host in ("localhost",):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _guard(address) -> None:
+    if not _allowed(address):
+        raise NetworkBlocked(f"network access blocked in tests: {address!r}")
+
+
+def _connect(self, address):
+    _guard(address)
+    return _real_connect(self, address)
+
+
+def _connect_ex(self, address):
+    _guard(address)
+    return _real_connect_ex(self, address)
+
+
+def _create_connection(address, *a, **kw):
+    _guard(address)
+    return _real_create_connection(address, *a, **kw)
+
+
+socket.socket.connect = _connect  # type: ignore[method-assign]
+socket.socket.connect_ex = _connect_ex  # type: ignore[method-assign]
+socket.create_connection = _create_connection  # type: ignore[assignment]
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(tmp_path, monkeypatch):
+    """Each test gets its own judge/embedding cache file."""
+    monkeypatch.setenv("LOCALEVAL_CACHE", str(tmp_path / "cache.sqlite"))
+
+
+@pytest.fixture(scope="session")
+def tiny_gguf(tmp_path_factory):
+    """Path of a tiny random-weight GGUF (ChatML, byte-level BPE), built once per session."""
+    from localeval.testing import build_tiny_gguf
+
+    return build_tiny_gguf(tmp_path_factory.mktemp("tiny") / "tiny.gguf")
+
+
+def test_network_is_blocked():
+    with pytest.raises(NetworkBlocked):
+        socket.create_connection(("203.0.113.1", 80), timeout=1)
