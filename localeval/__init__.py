@@ -8,6 +8,7 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+from localeval.config import configure
 from localeval.dataset import Dataset, load_dataset
 from localeval.errors import DataError, LocalevalError, ModelError, UsageError
 from localeval.metrics.base import Context, Metric, get_metric, parse_metrics, register, registry
@@ -17,6 +18,7 @@ from localeval.types import Sample, Score
 __all__ = [
     "__version__",
     "evaluate",
+    "configure",
     "EvaluationResult",
     "load_dataset",
     "Dataset",

@@ -103,6 +103,8 @@ def _add_run_options(r: argparse.ArgumentParser) -> None:
     d.add_argument("--lang", choices=["auto", "en", "ja", "zh"], default="auto",
                    help="language for prompts, sentence splitting and tokenising")
     d.add_argument("--seed", type=int, default=0)
+    d.add_argument("--workers", type=int, default=1, help="judge processes, each with its own "
+                   "model (for several GPUs or many cores; default: %(default)s)")
     d.add_argument("--cache", help="cache file (default: $LOCALEVAL_CACHE or "
                    "~/.cache/localeval/cache.sqlite)")
     d.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
@@ -117,17 +119,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     from localeval.errors import UsageError
     from localeval.runner import evaluate
 
-    gates = _parse_gates(args.fail_under)
-    data = example_path() if args.dataset == EXAMPLE else Path(args.dataset)
-    judge: Any = args.judge
-    if judge:
-        opts = {k: v for k, v in {"n_ctx": args.n_ctx, "n_gpu_layers": args.n_gpu_layers,
-                                  "n_threads": args.threads, "chat_format": args.chat_format,
-                                  "judge_model": args.judge_model}.items() if v is not None}
-        if opts:
-            from localeval.judge.load import load_judge
+    from localeval.gates import parse_gates
 
-            judge = load_judge(judge, **opts)
+    gates = parse_gates(args.fail_under)
+    data = example_path() if args.dataset == EXAMPLE else Path(args.dataset)
+    judge_options = {k: v for k, v in {
+        "n_ctx": args.n_ctx, "n_gpu_layers": args.n_gpu_layers, "n_threads": args.threads,
+        "chat_format": args.chat_format, "judge_model": args.judge_model}.items()
+        if v is not None}
     if args.repeats < 1:
         raise UsageError("--repeats must be at least 1")
     cache: Any = False if args.no_cache else (args.cache or True)
@@ -137,7 +136,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(f"localeval: warning: {msg}", file=sys.stderr)
 
     result = evaluate(
-        data, args.metrics, judge=judge, embedder=args.embedder, columns=args.columns,
+        data, args.metrics, judge=args.judge, judge_options=judge_options, workers=args.workers,
+        embedder=args.embedder, columns=args.columns,
         lang=args.lang, seed=args.seed, temperature=args.temperature, verdicts=args.verdicts,
         repeats=args.repeats, cache=cache, device=args.device, out_dir=args.out,
         progress=False if (args.quiet or args.json) else None, on_warning=warn,
@@ -218,38 +218,10 @@ def _print_summary(summary: dict[str, Any], args: argparse.Namespace) -> None:
         console.print(f"wrote {Path(out) / 'results.jsonl'} and {Path(out) / 'summary.json'}")
 
 
-def _parse_gates(items: Sequence[str]) -> dict[str, float]:
-    from localeval.errors import UsageError
-
-    gates = {}
-    for it in items:
-        key, sep, val = it.rpartition("=")
-        try:
-            if not sep or not key:
-                raise ValueError
-            gates[key.strip()] = float(val)
-        except ValueError:
-            raise UsageError(f"bad --fail-under {it!r}: expected METRIC=VALUE, "
-                             "e.g. faithfulness=0.85") from None
-    return gates
-
-
 def _check_gates(summary: dict[str, Any], gates: dict[str, float]) -> int:
-    from localeval.errors import UsageError
+    from localeval.gates import check_gates
 
-    failed = []
-    for key, threshold in gates.items():
-        entry = summary["metrics"].get(key)
-        if entry is None:
-            raise UsageError(f"--fail-under names {key!r}, which this run did not compute; "
-                             "computed: " + ", ".join(summary["metrics"]))
-        mean = entry["mean"]
-        lower = entry.get("lower_is_better", False)
-        bad = mean is None or (mean > threshold if lower else mean < threshold)
-        if bad:
-            shown = "unscored" if mean is None else f"{mean:.4f}"
-            rel = "above" if lower else "below"
-            failed.append(f"{key} {shown} is {rel} {threshold}")
+    failed = check_gates(summary, gates)
     if failed:
         print("localeval: gate failed: " + "; ".join(failed), file=sys.stderr)
         return 1

@@ -18,7 +18,7 @@ import statistics
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from localeval.dataset import Dataset, check_required, load_dataset
 from localeval.errors import JudgeCallError, ModelError, UsageError
@@ -101,13 +101,13 @@ def _record(s: Sample, sc: Mapping[str, Score]) -> dict[str, Any]:
     }
 
 
-def _resolve_judge(judge: Any, cache: Any) -> Judge | None:
+def _resolve_judge(judge: Any, cache: Any, options: dict[str, Any] | None = None) -> Judge | None:
     if judge is False:
         return None
     if judge is None or isinstance(judge, (str, os.PathLike)):
         from localeval.judge.load import load_judge
 
-        judge = load_judge(str(judge) if judge is not None else None)
+        judge = load_judge(str(judge) if judge is not None else None, **(options or {}))
         if judge is None:
             return None
     if cache is not None:
@@ -155,6 +155,8 @@ def evaluate(
     repeats: int = 1,
     cache: Any = True,
     device: str = "auto",
+    judge_options: Mapping[str, Any] | None = None,
+    workers: int = 1,
     out_dir: str | os.PathLike[str] | None = None,
     progress: bool | None = None,
     on_warning: Callable[[str], None] | None = None,
@@ -166,8 +168,17 @@ def evaluate(
     ``embedder``: an Embedder, a directory or model name, None (the default
     all-MiniLM-L6-v2) or False. ``cache``: True (``$LOCALEVAL_CACHE`` or
     ~/.cache/localeval), a path, a ``Cache`` or False. With ``out_dir`` the
-    results are written while the run progresses.
+    results are written while the run progresses. ``judge_options`` go to
+    the llama.cpp judge (n_ctx, n_gpu_layers, n_threads, chat_format,
+    judge_model). ``workers`` > 1 scores samples in that many processes, each
+    loading its own judge (give the judge as a path, name or URL).
     """
+    from localeval.config import get_config
+
+    cfg = get_config()
+    judge = cfg.judge if judge is None else judge
+    embedder = cfg.embedder if embedder is None else embedder
+    judge_options = {**cfg.judge_options, **(judge_options or {})}
     if verdicts not in ("hard", "soft"):
         raise UsageError(f"verdicts must be 'hard' or 'soft', not {verdicts!r}")
     if repeats < 1:
@@ -183,8 +194,12 @@ def evaluate(
     store = _open_cache(cache)
     need_judge = any(m.uses_judge for m in chosen)
     need_embed = any(m.uses_embedder for m in chosen)
-    the_judge = _resolve_judge(judge, store) if need_judge else None
-    if need_judge and the_judge is None:
+    if workers < 1:
+        raise UsageError("workers must be at least 1")
+    pooled = workers > 1
+    # With a pool, each worker loads its own judge; the parent loads none.
+    the_judge = _resolve_judge(judge, store, judge_options) if need_judge and not pooled else None
+    if need_judge and the_judge is None and not pooled:
         notes.append(str(NoJudge()))
     the_embedder = _resolve_embedder(embedder, store, device) if need_embed else None
     if the_embedder is not None:
@@ -226,21 +241,20 @@ def evaluate(
     # 3. judge work, sample by sample so calls sharing a prefix run back to back
     writer = _Writer(out_dir) if out_dir is not None else None
     bar = None
-    run_values: dict[str, list[list[float]]] = {m.key: [[] for _ in range(repeats)]
-                                                for m in model_metrics if m.uses_judge}
     finished = 0
     try:
         from localeval.progress import RunProgress
 
         bar = RunProgress(len(samples), enabled=progress)
-        for i, s in enumerate(samples):
-            for m in model_metrics:
-                scores[i][m.key] = _score_model_metric(m, s, ctx, repeats, seed,
-                                                       run_values.get(m.key))
-            for m in chosen:
-                if m.key not in scores[i]:
-                    scores[i][m.key] = Score.unscored(_missing_reason(m, s))
-            scores[i] = {m.key: scores[i][m.key] for m in chosen}
+        if workers > 1 and model_metrics:
+            stream = _pool_stream(samples, model_metrics, ctx, judge, judge_options, embedder,
+                                  store, device, repeats, workers)
+        else:
+            stream = (_judge_one(s, model_metrics, ctx, repeats) for s in samples)
+        for i, (s, model_scores) in enumerate(zip(samples, stream)):
+            scores[i].update(model_scores)
+            scores[i] = {m.key: scores[i].get(m.key) or Score.unscored(_missing_reason(m, s))
+                         for m in chosen}
             if writer:
                 writer.write(_record(s, scores[i]))
             finished = i + 1
@@ -251,7 +265,7 @@ def evaluate(
         interrupted = finished < len(samples)
         done = samples[:finished] if interrupted else samples
         summary = _summary(chosen, scores[: len(done)], ctx, seed, verdicts, lang, repeats,
-                           run_values, __version__, notes)
+                           __version__, notes)
         if interrupted:
             summary["interrupted"] = {"finished": finished, "total": len(samples)}
         if writer:
@@ -259,15 +273,19 @@ def evaluate(
     return EvaluationResult(list(done), chosen, scores[: len(done)], summary, notes)
 
 
-def _score_model_metric(m: Metric, s: Sample, ctx: Context, repeats: int, seed: int,
-                        runs: list[list[float]] | None) -> Score:
+def _judge_one(s: Sample, model_metrics: Sequence[Metric], ctx: Context,
+               repeats: int) -> dict[str, Score]:
+    """All model metrics of one sample, back to back (they share the KV prefix)."""
+    ctx.begin_sample()
+    return {m.key: _score_model_metric(m, s, ctx, repeats) for m in model_metrics}
+
+
+def _score_model_metric(m: Metric, s: Sample, ctx: Context, repeats: int) -> Score:
     if m.missing_fields(s):
         return Score.unscored(_missing_reason(m, s))
     if not m.uses_judge or repeats == 1:
-        sc = _safe_score(m, s, ctx)
-        if runs is not None and sc.value is not None:
-            runs[0].append(sc.value)
-        return sc
+        return _safe_score(m, s, ctx)
+    seed = ctx.seed
     results = []
     for r in range(repeats):
         ctx.seed = seed + r
@@ -275,15 +293,74 @@ def _score_model_metric(m: Metric, s: Sample, ctx: Context, repeats: int, seed: 
         results.append(_safe_score(m, s, ctx))
     ctx.seed = seed
     vals = [r.value for r in results if r.value is not None]
-    for r, sc in enumerate(results):
-        if sc.value is not None and runs is not None:
-            runs[r].append(sc.value)
     if not vals:
         return results[0]
     details = dict(results[0].details)
     details["repeats"] = [r.value for r in results]
     details["std"] = statistics.pstdev(vals) if len(vals) > 1 else 0.0
     return Score(sum(vals) / len(vals), None, details)
+
+
+# -- several judge processes ------------------------------------------------------------
+@dataclass
+class _JudgeInfo:
+    """Name and fingerprint of the judge the workers loaded (for the signature)."""
+
+    name: str | None
+    fingerprint: str | None
+
+
+_WORKER: dict[str, Any] = {}
+
+
+def _worker_init(judge: Any, judge_options: dict[str, Any] | None, embedder: Any,
+                 cache_path: str | None, device: str, ctx_kwargs: dict[str, Any],
+                 metrics: list[Metric], repeats: int) -> None:
+    store = _open_cache(cache_path if cache_path else False)
+    the_judge = (_resolve_judge(judge, store, judge_options)
+                 if any(m.uses_judge for m in metrics) else None)
+    the_embedder = (_resolve_embedder(embedder, store, device)
+                    if any(m.uses_embedder for m in metrics) else None)
+    _WORKER.update(ctx=Context(judge=the_judge, embedder=the_embedder, **ctx_kwargs),
+                   metrics=metrics, repeats=repeats)
+
+
+def _worker_task(s: Sample) -> tuple[dict[str, Score], Usage, dict[str, str], _JudgeInfo]:
+    ctx: Context = _WORKER["ctx"]
+    ctx.usage = Usage()
+    scores = _judge_one(s, _WORKER["metrics"], ctx, _WORKER["repeats"])
+    info = _JudgeInfo(getattr(ctx.judge, "name", None), getattr(ctx.judge, "fingerprint", None))
+    return scores, ctx.usage, dict(ctx.prompt_versions), info
+
+
+def _pool_stream(samples: Sequence[Sample], metrics: Sequence[Metric], ctx: Context, judge: Any,
+                 judge_options: dict[str, Any] | None, embedder: Any, store: Any, device: str,
+                 repeats: int, workers: int) -> Iterator[dict[str, Score]]:
+    """Score samples in ``workers`` processes, each with its own model; yield in order.
+
+    Judge and embedder must be given as paths or names (each process loads
+    its own copy); the cache file is shared safely (SQLite WAL).
+    """
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    for spec, what in ((judge, "judge"), (embedder, "embedder")):
+        if spec not in (None, False) and not isinstance(spec, (str, os.PathLike)):
+            raise UsageError(f"--workers needs the {what} as a path or name, not an object")
+    ctx_kwargs = {"lang": ctx.lang, "seed": ctx.seed, "temperature": ctx.temperature,
+                  "verdicts": ctx.verdicts}
+    init = (judge if judge in (None, False) else str(judge), judge_options,
+            embedder if embedder in (None, False) else str(embedder),
+            str(store.path) if store is not None else None, device, ctx_kwargs,
+            list(metrics), repeats)
+    with ProcessPoolExecutor(max_workers=workers, initializer=_worker_init, initargs=init,
+                             mp_context=multiprocessing.get_context("spawn")) as ex:
+        for scores, usage, versions, info in ex.map(_worker_task, samples):
+            ctx.usage.add(usage)
+            ctx.prompt_versions.update(versions)
+            if ctx.judge is None and info.name is not None:
+                ctx.judge = info  # type: ignore[assignment]
+            yield scores
 
 
 def _missing_reason(m: Metric, s: Sample) -> str:
@@ -299,18 +376,21 @@ def _safe_score(m: Metric, s: Sample, ctx: Context) -> Score:
 
 
 def _summary(chosen: Sequence[Metric], scores: Sequence[Mapping[str, Score]], ctx: Context,
-             seed: int, verdicts: str, lang: str, repeats: int,
-             run_values: Mapping[str, list[list[float]]], version: str,
+             seed: int, verdicts: str, lang: str, repeats: int, version: str,
              notes: list[str]) -> dict[str, Any]:
     metrics: dict[str, Any] = {}
     for m in chosen:
         col = [sc[m.key] for sc in scores if m.key in sc]
         entry = summarize_metric(col, seed=seed)
-        if repeats > 1 and m.key in run_values:
-            means = [sum(v) / len(v) for v in run_values[m.key] if v]
+        if repeats > 1 and m.uses_judge:
+            # per-run means, from each sample's per-repeat values
+            runs = [[sc.details["repeats"][r] for sc in col
+                     if sc.details.get("repeats") and sc.details["repeats"][r] is not None]
+                    for r in range(repeats)]
+            means = [sum(v) / len(v) for v in runs if v]
             entry["run_means"] = means
             entry["run_spread"] = statistics.pstdev(means) if len(means) > 1 else 0.0
-            sds = [sc[m.key].details.get("std") for sc in scores if m.key in sc]
+            sds = [sc.details.get("std") for sc in col]
             sds = [x for x in sds if x is not None]
             entry["mean_sample_std"] = sum(sds) / len(sds) if sds else None
         if m.lower_is_better:

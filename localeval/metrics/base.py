@@ -31,6 +31,7 @@ __all__ = [
     "registry",
     "get_metric",
     "parse_metrics",
+    "Thresholded",
 ]
 
 
@@ -208,6 +209,12 @@ def _parse_one(text: str) -> Metric:
             kwargs[key] = raw
     hints = typing.get_type_hints(cls)
     fields = {f.name: f for f in dataclasses.fields(cls)}
+    threshold = None
+    if "threshold" in kwargs and "threshold" not in fields:
+        try:
+            threshold = float(kwargs.pop("threshold"))
+        except ValueError:
+            raise UsageError(f"metric {cls.name!r}: threshold must be a number") from None
     conv: dict[str, Any] = {}
     for k, raw in kwargs.items():
         if k not in fields:
@@ -219,9 +226,63 @@ def _parse_one(text: str) -> Metric:
         except (TypeError, ValueError) as e:
             raise UsageError(f"metric {cls.name!r}: bad value {raw!r} for {k}: {e}") from None
     try:
-        return cls(**conv)
+        metric = cls(**conv)
     except (TypeError, ValueError) as e:
         raise UsageError(f"metric {cls.name!r}: {e}") from None
+    return Thresholded(metric, threshold) if threshold is not None else metric
+
+
+class Thresholded(Metric):
+    """Any score-valued metric mapped to 1.0 / 0.0 at a threshold (seed 004's binary use).
+
+    ``faithfulness:threshold=0.8`` scores 1.0 when faithfulness >= 0.8. The
+    raw score stays in the details, and the threshold is part of the key
+    (and so of the signature).
+    """
+
+    def __init__(self, inner: Metric, threshold: float) -> None:
+        object.__setattr__(self, "inner", inner)
+        object.__setattr__(self, "threshold", float(threshold))
+        for attr in ("name", "requires", "uses_judge", "uses_embedder", "lower_is_better",
+                     "description", "aliases", "at_field"):
+            object.__setattr__(self, attr, getattr(inner, attr))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Thresholded, (self.inner, self.threshold))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Thresholded) and (self.inner, self.threshold) == (
+            other.inner, other.threshold)
+
+    def __hash__(self) -> int:
+        return hash((self.inner, self.threshold))
+
+    def __repr__(self) -> str:
+        return f"Thresholded({self.inner!r}, threshold={self.threshold})"
+
+    @property
+    def key(self) -> str:
+        k = self.inner.key
+        return k + (";" if ":" in k else ":") + f"threshold={_fmt(self.threshold)}"
+
+    def params(self) -> dict[str, Any]:
+        return {**self.inner.params(), "threshold": self.threshold}
+
+    def texts_to_embed(self, sample: Sample) -> list[str]:
+        return self.inner.texts_to_embed(sample)
+
+    def _map(self, sc: Score) -> Score:
+        if sc.value is None:
+            return sc
+        hit = sc.value <= self.threshold if self.lower_is_better else sc.value >= self.threshold
+        return Score(1.0 if hit else 0.0, None, {**sc.details, "raw_score": sc.value,
+                                                  "threshold": self.threshold})
+
+    def score(self, sample: Sample, ctx: "Context") -> Score:
+        return self._map(self.inner.score(sample, ctx))
+
+    def score_batch(self, samples: Sequence[Sample], ctx: "Context") -> list[Score]:
+        return [self._map(sc) for sc in self.inner.score_batch(samples, ctx)]
 
 
 def _split_params(text: str) -> list[tuple[str, str]]:

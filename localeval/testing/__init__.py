@@ -2,6 +2,7 @@
 
 - ``ScriptedJudge``: answers judge steps from a script, to pin metric arithmetic.
 - ``HashEmbedder``: a deterministic embedder with no model, for unit tests.
+- ``assert_scores``: metric thresholds as a pytest assertion (a CI gate).
 - ``build_tiny_gguf``: writes a real random-weight GGUF with a real BPE
   tokenizer, so tests run the real llama.cpp path without downloading anything.
 
@@ -13,13 +14,14 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__all__ = ["ScriptedJudge", "HashEmbedder", "build_tiny_gguf", "TinyModelSpec"]
+__all__ = ["ScriptedJudge", "HashEmbedder", "build_tiny_gguf", "TinyModelSpec", "assert_scores"]
 
 _WHERE = {
     "ScriptedJudge": "localeval.testing.scripted",
     "HashEmbedder": "localeval.testing.fake_embed",
     "build_tiny_gguf": "localeval.testing.tiny_gguf",
     "TinyModelSpec": "localeval.testing.tiny_gguf",
+    "assert_scores": "localeval.testing.gates",
 }
 
 
