@@ -163,7 +163,7 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     rows = []
     for name, cls in sorted(registry().items()):
         needs = "judge" if cls.uses_judge else ""
-        if cls.uses_embedder:
+        if cls.uses_embedder is True or isinstance(cls.uses_embedder, property):
             needs = (needs + "+" if needs else "") + "embedder"
         rows.append({"name": name, "requires": list(cls.requires), "needs": needs or "-",
                      "aliases": list(cls.aliases), "param": f"@{cls.at_field}" if cls.at_field

@@ -54,11 +54,13 @@ def _segmenter(lang: str):  # type: ignore[no-untyped-def]
 def split_sentences(text: str, lang: str = "en") -> list[str]:
     """Sentences of ``text`` (pysbd, as ragas uses), stripped, empty ones dropped.
 
-    pysbd's Chinese rules end a sentence at 。！？ even inside a quotation, so
-    the closing quote starts the next segment (``他说：“你好。`` / ``”然后走了。``).
-    Leading closing quotes/brackets are moved back onto the previous sentence,
-    the convention of common Chinese splitters; applied to Japanese too, where
-    pysbd already keeps 「…。」 together.
+    CJK fixes for pysbd ending a sentence at 。！？ inside a quotation, which
+    leaves the closing quote at the start of the next segment:
+    - zh: the closing quotes/brackets move back onto the previous sentence
+      (``他说：“你好。”`` / ``然后走了。``), the convention of common Chinese splitters;
+    - ja: the whole segment joins the previous one (``『本当か？』と聞いた。``), as
+      pysbd already does for 「…。」と言った: a quote followed by と/って continues
+      the sentence.
     """
     if not text or not text.strip():
         return []
@@ -68,6 +70,9 @@ def split_sentences(text: str, lang: str = "en") -> list[str]:
         if out and lang in ("zh", "ja"):
             stripped = seg.lstrip()
             lead = len(stripped) - len(stripped.lstrip(_CLOSERS))
+            if lead and lang == "ja":
+                out[-1] += stripped.rstrip()
+                continue
             if lead:
                 out[-1] += stripped[:lead]
                 seg = stripped[lead:]

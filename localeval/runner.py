@@ -275,9 +275,15 @@ def evaluate(
 
 def _judge_one(s: Sample, model_metrics: Sequence[Metric], ctx: Context,
                repeats: int) -> dict[str, Score]:
-    """All model metrics of one sample, back to back (they share the KV prefix)."""
+    """All model metrics of one sample, back to back (they share the KV prefix).
+
+    Steps whose prompt does not start with the sample block (answer_relevancy
+    must not see the question it is to regenerate) go first: the change of
+    sample breaks the prefix then anyway, so they cost no reuse.
+    """
     ctx.begin_sample()
-    return {m.key: _score_model_metric(m, s, ctx, repeats) for m in model_metrics}
+    ordered = sorted(model_metrics, key=lambda m: getattr(m, "shares_sample_prefix", True))
+    return {m.key: _score_model_metric(m, s, ctx, repeats) for m in ordered}
 
 
 def _score_model_metric(m: Metric, s: Sample, ctx: Context, repeats: int) -> Score:

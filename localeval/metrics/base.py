@@ -65,6 +65,8 @@ class Metric:
     at_field: ClassVar[str | None] = None
     #: True when higher is worse (noise_sensitivity); reports sort accordingly.
     lower_is_better: ClassVar[bool] = False
+    #: False for steps whose prompt omits the sample block; the runner runs them first.
+    shares_sample_prefix: ClassVar[bool] = True
     description: ClassVar[str] = ""
 
     @property
@@ -244,7 +246,7 @@ class Thresholded(Metric):
         object.__setattr__(self, "inner", inner)
         object.__setattr__(self, "threshold", float(threshold))
         for attr in ("name", "requires", "uses_judge", "uses_embedder", "lower_is_better",
-                     "description", "aliases", "at_field"):
+                     "description", "aliases", "at_field", "shares_sample_prefix"):
             object.__setattr__(self, attr, getattr(inner, attr))
 
     def __reduce__(self) -> tuple[Any, ...]:

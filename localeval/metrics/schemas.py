@@ -39,19 +39,20 @@ __all__ = [
     "Rating012",
     "Rating024",
     "sized",
+    "correctness_schema",
 ]
 
 # Bounds. Characters, not tokens: a CJK character or an escape can cost
 # several tokens, which the judge accounts for when it sets max_tokens.
-STATEMENT_CHARS = 300
-REASON_CHARS = 240
-QUESTION_CHARS = 300
-ENTITY_CHARS = 100
-SENTENCE_CHARS = 800
-MAX_STATEMENTS = 32
+STATEMENT_CHARS = 240
+REASON_CHARS = 160
+QUESTION_CHARS = 200
+ENTITY_CHARS = 80
+SENTENCE_CHARS = 600
+MAX_STATEMENTS = 24
 MAX_QUESTIONS = 10
-MAX_ENTITIES = 40
-MAX_SENTENCES = 32
+MAX_ENTITIES = 32
+MAX_SENTENCES = 24
 
 
 class _Out(BaseModel):
@@ -202,3 +203,24 @@ def _max_items(schema: type[_Out], name: str) -> int:
         if hasattr(m, "max_length") and m.max_length is not None:
             return int(m.max_length)
     return 10**6
+
+
+@lru_cache(maxsize=256)
+def correctness_schema(n_answer: int, n_reference: int) -> type[CorrectnessClassification]:
+    """CorrectnessClassification with TP/FP at most ``n_answer`` and FN at most ``n_reference``.
+
+    Each answer statement lands in TP or FP and each missed reference
+    statement in FN, so these bounds never cut a correct reply; they shrink
+    the grammar's worst-case output from hundreds of items to the real ones.
+    """
+    if not (0 < n_answer <= MAX_STATEMENTS and 0 < n_reference <= MAX_STATEMENTS):
+        raise ValueError("statement counts out of range")
+    items = list[CorrectnessItem]
+    return create_model(  # type: ignore[call-overload,no-any-return]
+        f"CorrectnessClassification{n_answer}x{n_reference}",
+        __base__=CorrectnessClassification,
+        __doc__=CorrectnessClassification.__doc__,
+        TP=(items, Field(max_length=n_answer)),
+        FP=(items, Field(max_length=n_answer)),
+        FN=(items, Field(max_length=n_reference)),
+    )

@@ -1,0 +1,100 @@
+"""Judge steps and arithmetic shared by several metric families.
+
+Statement extraction is one step (``statements``) with one set of inputs per
+source text, so faithfulness, answer_correctness and noise_sensitivity asking
+for the answer's statements send byte-identical requests and ``Context``
+answers all but the first from its per-sample memo.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Sequence
+
+import numpy as np
+
+from localeval.metrics.base import Context
+from localeval.metrics.schemas import Statements, Verdicts, sized
+from localeval.types import Sample
+
+__all__ = [
+    "statements",
+    "statement_verdicts",
+    "verdict_values",
+    "average_precision",
+    "cosine_rows",
+    "embed_text",
+]
+
+
+def statements(ctx: Context, sample: Sample, target: Literal["answer", "reference"]) -> list[str]:
+    """Self-contained statements of the answer or the reference (blank ones dropped)."""
+    reply = ctx.ask("statements", Statements, sample, target=target)
+    return [s.strip() for s in reply.output.statements if s.strip()]  # type: ignore[attr-defined]
+
+
+def statement_verdicts(ctx: Context, sample: Sample, step: str, stmts: Sequence[str], *,
+                       soft: bool = False, **inputs: Any) -> tuple[list[dict[str, Any]], list[float]]:
+    """Ask ``step`` for one verdict per statement; return the details and the verdict values.
+
+    The schema is sized to exactly ``len(stmts)`` items, so a grammar-driven
+    judge cannot skip or add verdicts. Values are 0/1, or P(verdict=1) when
+    ``soft`` and the judge returned probabilities.
+    """
+    reply = ctx.ask(step, sized(Verdicts, len(stmts)), sample,
+                    prob_field="verdict" if soft else None, statements=list(stmts), **inputs)
+    verdicts = reply.output.verdicts  # type: ignore[attr-defined]
+    values = verdict_values([v.verdict for v in verdicts], reply.probs)
+    details = [{"statement": s, "reason": v.reason, "verdict": v.verdict}
+               for s, v in zip(stmts, verdicts)]
+    if reply.probs is not None:
+        for d, p in zip(details, values):
+            d["p_verdict_1"] = round(p, 6)
+    return details, values
+
+
+def verdict_values(hard: Sequence[int], probs: list[dict[Any, float]] | None) -> list[float]:
+    """Hard verdicts as floats, or P(1) per verdict when probabilities came back.
+
+    The expected value of a 0/1 verdict is P(1), so soft scores are the
+    expectation of the hard score's numerator under the judge's distribution.
+    """
+    if probs is None:
+        return [float(v) for v in hard]
+    if len(probs) != len(hard):
+        raise ValueError(f"judge returned {len(probs)} verdict probabilities for "
+                         f"{len(hard)} verdicts")
+    out = []
+    for p in probs:
+        p1 = p.get("1", p.get(1, 0.0))  # type: ignore[call-overload]
+        total = sum(p.values())
+        out.append(float(p1) / total if total > 0 else 0.0)
+    return out
+
+
+def average_precision(values: Sequence[float]) -> float:
+    """sum_i(precision@i * v_i) / sum_i v_i; 0.0 when nothing is useful or there is nothing.
+
+    ragas adds 1e-10 to the denominator; the exact form differs from it by
+    less than 1e-9 whenever the denominator is at least 0.1.
+    """
+    total = float(sum(values))
+    if not values or total <= 0.0:
+        return 0.0
+    running, num = 0.0, 0.0
+    for i, v in enumerate(values, start=1):
+        running += v
+        num += (running / i) * v
+    return num / total
+
+
+def embed_text(text: str | None) -> str:
+    """Texts as embedded: an empty string becomes " " (as ragas does)."""
+    return text if text else " "
+
+
+def cosine_rows(vectors: np.ndarray, anchor: int = 0) -> np.ndarray:
+    """Cosine of every row with row ``anchor``, after L2 normalisation (raw, unclipped)."""
+    v = np.asarray(vectors, dtype=np.float64)
+    norms = np.linalg.norm(v, axis=1, keepdims=True)
+    v = v / np.where(norms == 0, 1.0, norms)
+    return v @ v[anchor]
