@@ -63,6 +63,12 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--json", action="store_true", help="print the summary as JSON")
     t.set_defaults(func=cmd_retrieval)
 
+    rp = sub.add_parser("report", help="(re)build report.html and summary.md from a run directory")
+    rp.add_argument("run_dir", help="directory with results.jsonl and summary.json")
+    rp.add_argument("--data", help="the dataset that was evaluated (to show its text); "
+                    f"'{EXAMPLE}' for the bundled example")
+    rp.set_defaults(func=cmd_report)
+
     c = sub.add_parser("cache", help="inspect or clear the judge/embedding cache")
     c.add_argument("action", choices=["stats", "clear"])
     c.add_argument("--cache", help="cache file (default: $LOCALEVAL_CACHE or "
@@ -186,6 +192,25 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    from localeval.dataset import load_dataset
+    from localeval.html_report import read_run, write_html_report
+    from localeval.report import write_markdown_report
+
+    summary, records = read_run(args.run_dir)
+    samples: list[dict[str, Any]] = []
+    if args.data:
+        ds = load_dataset(example_path() if args.data == EXAMPLE else args.data)
+        by_id = {s.id: s.to_dict() for s in ds}
+        samples = [by_id.get(r["id"], {"id": r["id"]}) for r in records]
+    else:
+        samples = [{"id": r["id"]} for r in records]
+    html = write_html_report(args.run_dir, summary, records, samples)
+    md = write_markdown_report(args.run_dir, summary)
+    print(f"wrote {html} and {md}")
+    return 0
+
+
 def cmd_cache(args: argparse.Namespace) -> int:
     from localeval.cache import Cache
 
@@ -215,7 +240,8 @@ def _print_summary(summary: dict[str, Any], args: argparse.Namespace) -> None:
     console.print(summary_table(summary))
     out = getattr(args, "out", None)
     if out:
-        console.print(f"wrote {Path(out) / 'results.jsonl'} and {Path(out) / 'summary.json'}")
+        console.print(f"wrote {Path(out) / 'results.jsonl'}, summary.json, summary.md and "
+                      "report.html")
 
 
 def _check_gates(summary: dict[str, Any], gates: dict[str, float]) -> int:

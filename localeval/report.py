@@ -2,16 +2,19 @@
 
 The Markdown form is what goes into a pull request comment; the terminal
 table is what ``localeval run`` prints. Both end with the signature line,
-so a number is never shown without what produced it.
+so a number is never shown without what produced it. ``write_markdown_report``
+saves the Markdown as ``summary.md``; the HTML report is in ``html_report``.
 """
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any, Mapping
 
 from localeval.summary import fmt
 
-__all__ = ["summary_table", "summary_markdown"]
+__all__ = ["summary_table", "summary_markdown", "write_markdown_report"]
 
 
 def _rows(summary: Mapping[str, Any]) -> list[tuple[str, str, str, str, str]]:
@@ -56,3 +59,26 @@ def summary_markdown(summary: Mapping[str, Any]) -> str:
                      f"{u['generated_tokens']} generated, {u['seconds']:.1f} s.")
     lines.append(f"`{summary.get('signature_line', '')}`")
     return "\n".join(lines) + "\n"
+
+
+def write_markdown_report(out_dir: str | os.PathLike[str], summary: Mapping[str, Any]) -> Path:
+    """Write ``out_dir/summary.md``: a heading, run notes, then ``summary_markdown``.
+
+    The file is meant to be pasted into a pull request or printed with a
+    Markdown viewer; the notes (interrupted run, judge or embedder warnings)
+    come first because they change how the numbers read.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    lines = [f"## localeval: {summary.get('n_samples', '?')} samples", ""]
+    stop = summary.get("interrupted")
+    if stop:
+        lines += [f"> **Interrupted run:** {stop.get('finished')} of {stop.get('total')} samples "
+                  "finished; the numbers cover those only.", ""]
+    for note in summary.get("notes") or []:
+        lines += [f"> {note}", ""]
+    path = out / "summary.md"
+    tmp = path.with_suffix(".md.tmp")
+    tmp.write_text("\n".join(lines) + summary_markdown(summary), encoding="utf-8")
+    os.replace(tmp, path)
+    return path

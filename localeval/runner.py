@@ -270,7 +270,19 @@ def evaluate(
             summary["interrupted"] = {"finished": finished, "total": len(samples)}
         if writer:
             writer.close(summary)
+            _write_reports(writer.dir, summary, done, scores[: len(done)])
     return EvaluationResult(list(done), chosen, scores[: len(done)], summary, notes)
+
+
+def _write_reports(out: Path, summary: Mapping[str, Any], samples: Sequence[Sample],
+                   scores: Sequence[Mapping[str, Score]]) -> None:
+    """report.html (self-contained) and summary.md next to the results."""
+    from localeval.html_report import write_html_report
+    from localeval.report import write_markdown_report
+
+    write_html_report(out, dict(summary), [_record(s, sc) for s, sc in zip(samples, scores)],
+                      [s.to_dict() for s in samples])
+    write_markdown_report(out, dict(summary))
 
 
 def _judge_one(s: Sample, model_metrics: Sequence[Metric], ctx: Context,
