@@ -63,6 +63,17 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--json", action="store_true", help="print the summary as JSON")
     t.set_defaults(func=cmd_retrieval)
 
+    from localeval.compare import add_compare_arguments, compare_main
+    from localeval.validate import add_validate_arguments, validate_main
+
+    cp = sub.add_parser("compare", help="agreement between two result sets of the same samples "
+                        "(localeval, RAGAS or deepeval exports)")
+    add_compare_arguments(cp)
+    cp.set_defaults(func=compare_main)
+    vp = sub.add_parser("validate", help="validate a judge against labels or human scores")
+    add_validate_arguments(vp)
+    vp.set_defaults(func=validate_main)
+
     rp = sub.add_parser("report", help="(re)build report.html and summary.md from a run directory")
     rp.add_argument("run_dir", help="directory with results.jsonl and summary.json")
     rp.add_argument("--data", help="the dataset that was evaluated (to show its text); "
