@@ -74,6 +74,12 @@ def build_parser() -> argparse.ArgumentParser:
     add_validate_arguments(vp)
     vp.set_defaults(func=validate_main)
 
+    mp = sub.add_parser("models", add_help=False, help="list, verify or add judge and embedding "
+                        "models in models/ (localeval models --help)")
+    mp.add_argument("rest", nargs=argparse.REMAINDER)
+    mp.set_defaults(func=lambda a: __import__("localeval.models", fromlist=["models_main"])
+                    .models_main(a.rest))
+
     rp = sub.add_parser("report", help="(re)build report.html and summary.md from a run directory")
     rp.add_argument("run_dir", help="directory with results.jsonl and summary.json")
     rp.add_argument("--data", help="the dataset that was evaluated (to show its text); "
