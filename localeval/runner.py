@@ -400,6 +400,10 @@ def _summary(chosen: Sequence[Metric], scores: Sequence[Mapping[str, Score]], ct
     for m in chosen:
         col = [sc[m.key] for sc in scores if m.key in sc]
         entry = summarize_metric(col, seed=seed)
+        corpus = getattr(m, "corpus_from_scores", None)
+        if corpus is not None and entry["n"]:
+            # corpus-level statistic (BLEU sums n-gram counts; not the mean of sentence BLEU)
+            entry["corpus"] = corpus(col).value
         if repeats > 1 and m.uses_judge:
             # per-run means, from each sample's per-repeat values
             runs = [[sc.details["repeats"][r] for sc in col

@@ -183,3 +183,14 @@ def test_metrics_listing(capsys):
 
 def test_example_is_package_data():
     assert example_path().exists()
+
+
+def test_corpus_bleu_in_summary():
+    data = [{"answer": "the cat sat on the mat", "reference": "the cat sat on the mat"},
+            {"answer": "a dog ran", "reference": "the dog ran away fast"}]
+    res = localeval.evaluate(data, ["bleu"], judge=False, cache=False, progress=False)
+    import sacrebleu
+
+    want = sacrebleu.corpus_bleu([d["answer"] for d in data],
+                                 [[d["reference"] for d in data]]).score / 100
+    assert res.summary["metrics"]["bleu"]["corpus"] == pytest.approx(want, abs=1e-12)

@@ -21,10 +21,10 @@ the same run and qrels. The conventions that matter:
 - a document id repeated in a ranking counts at its first rank only (later
   copies are dropped; trec_eval refuses duplicate documents).
 
-``score_batch`` turns every ranking into flat numpy arrays once and computes
-the measure for all queries together (the runner calls it on the whole
-dataset); the only per-document Python work is the dictionary lookup of
-each retrieved id's grade.
+``score_batch`` turns the whole dataset (the runner hands it every sample)
+into flat numpy arrays in one pass of C-level set operations per query, then
+computes the measure for all queries together. The pass is shared by the
+retrieval metrics of one run through a cache scoped to the run's Context.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ import numpy as np
 from localeval.lang import LANGS, resolve_lang
 from localeval.metrics.base import Context, Metric, register
 from localeval.metrics.ngrams import PairBatch, encode_pairs, lcs_lengths, ngram_matches
-from localeval.tokenize import auto_bleu_tokenizer, bleu_tokenizer_names, bleu_tokens, rouge_tokens
+from localeval.tokenize import auto_bleu_tokenizer, bleu_tokens, check_bleu_tokenizer, rouge_tokens
 from localeval.types import Sample, Score
 
 __all__ = [
@@ -174,9 +174,8 @@ class Bleu(Metric):
                                  f" give one weight per n-gram order (e.g. max_order={len(w)})")
             if any(x < 0 or math.isnan(x) for x in w) or not any(w):
                 raise ValueError("weights must be non-negative and not all zero")
-        if self.tokenize != "auto" and self.tokenize not in bleu_tokenizer_names():
-            raise ValueError(f"unknown tokenize {self.tokenize!r}; use auto or one of "
-                             + ", ".join(bleu_tokenizer_names()))
+        if self.tokenize != "auto":
+            check_bleu_tokenizer(self.tokenize)
 
     # -- configuration helpers
     @property
@@ -246,6 +245,10 @@ class Bleu(Metric):
                 "tokenize": name})
         return out  # type: ignore[return-value]
 
+    def corpus_from_scores(self, scores: Sequence[Score]) -> Score:
+        """Corpus BLEU from this metric's per-sample scores (the runner's summary hook)."""
+        return corpus_bleu_from_scores(scores, self)
+
     def corpus_score(self, samples: Sequence[Sample], ctx: Context | None = None) -> Score:
         """Corpus BLEU (sacrebleu's ``corpus_bleu``: summed statistics, no
         effective order) of the samples that have both texts."""
@@ -263,6 +266,8 @@ def corpus_bleu_from_scores(scores: Sequence[Score], metric: Bleu | None = None)
     rows = [s.details for s in scores if s.scored and "counts" in s.details]
     if not rows:
         return Score.unscored("no scored samples")
+    if any(len(r["counts"]) != N for r in rows):
+        raise ValueError(f"scores were not made by {metric.key}: n-gram orders differ")
     correct = [sum(r["counts"][n] for r in rows) for n in range(N)]
     total = [sum(r["totals"][n] for r in rows) for n in range(N)]
     sys_len = sum(r["hyp_len"] for r in rows)
