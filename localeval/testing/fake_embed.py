@@ -11,7 +11,7 @@ between runs or machines (crc32, not Python's salted ``hash``).
 from __future__ import annotations
 
 import zlib
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -38,7 +38,7 @@ class HashEmbedder:
         padded = f" {(text or ' ').lower()} "
         for n in self.ngrams:
             for i in range(len(padded) - n + 1):
-                h = zlib.crc32(f"{n}:{padded[i:i + n]}".encode("utf-8"))
+                h = zlib.crc32(f"{n}:{padded[i:i + n]}".encode())
                 vec[h % self.dim] += 1.0 if (h >> 31) & 1 else -1.0
         if not vec.any():  # every bucket cancelled out: any fixed unit vector will do
             vec[0] = 1.0
