@@ -34,7 +34,8 @@ def configure(*, judge: Any = None, embedder: Any = None, **options: Any) -> Con
     chat_format, judge_model) and run options passed to ``evaluate`` (lang,
     seed, verdicts, cache, device).
     """
-    judge_keys = {"n_ctx", "n_gpu_layers", "n_threads", "chat_format", "judge_model"}
+    judge_keys = {"n_ctx", "n_gpu_layers", "n_threads", "chat_format", "judge_model",
+                  "logit_bias", "max_tokens"}
     if judge is not None:
         _CONFIG.judge = judge
     if embedder is not None:
