@@ -40,13 +40,19 @@ def test_names_and_paths(tmp_path, tiny_gguf, monkeypatch):
 
 def test_not_found_says_what_to_do(tmp_path):
     with pytest.raises(ModelError) as e:
-        load_judge("qwen2.5-7b-instruct", models_dir=tmp_path / "models")
+        load_judge("my-own-judge", models_dir=tmp_path / "models")
     msg = str(e.value)
-    assert msg.startswith("judge model not found: qwen2.5-7b-instruct")
+    assert msg.startswith("judge model not found: my-own-judge")
     assert "put the GGUF file in" in msg and "or pass a path" in msg
     assert e.value.exit_code == 3
     with pytest.raises(ModelError, match="judge model not found: /no/such/model.gguf"):
         load_judge("/no/such/model.gguf")
+    # a manifest name that is absent: which file to place where, and how to fetch it
+    with pytest.raises(ModelError) as e:
+        load_judge("qwen2.5-7b-instruct", models_dir=tmp_path / "models")
+    msg = str(e.value)
+    assert "place Qwen2.5-7B-Instruct-Q4_K_M.gguf" in msg and "fetch_models.py" in msg
+    assert e.value.exit_code == 3
 
 
 def test_urls_give_an_http_judge():

@@ -35,6 +35,12 @@ def resolve_model_path(spec: str | None, models_dir: str | os.PathLike[str] = "m
     for c in candidates:
         if c.is_file():
             return c
+    if not looks_like_path:
+        # A name from the models manifest: its file, or exactly where to put it.
+        from localeval.models import load_models, resolve_model
+
+        if load_models(mdir).find(spec, "judge") is not None:
+            return resolve_model(spec, "judge", mdir)
     tried = ", ".join(str(c) for c in dict.fromkeys(candidates))
     raise ModelError(f"judge model not found: {spec} (looked for {tried}); put the GGUF file "
                      f"in {mdir}/ or pass a path")
