@@ -65,15 +65,17 @@ def _check_in_range(res):
                 assert -1 <= s.value <= 1, (key, s.value)
 
 
-def test_every_metric_end_to_end_and_deterministic(tiny_gguf, bias, slice_path, tmp_path):
+def test_every_metric_end_to_end_and_deterministic(tiny_gguf, bias, tmp_path):
+    """The whole bundled example (20 en + 10 ja samples), every metric, twice."""
     kw = dict(judge=str(tiny_gguf), judge_options={"n_ctx": 4096, "logit_bias": bias},
               progress=False)
-    first = localeval.evaluate(slice_path, ALL_JUDGE + OTHER, cache=tmp_path / "c1.sqlite",
+    first = localeval.evaluate(example_path(), ALL_JUDGE + OTHER, cache=tmp_path / "c1.sqlite",
                                out_dir=tmp_path / "out", **kw)
+    assert len(first.scores) == 30
     _check_in_range(first)
     assert set(first.summary["metrics"]) == set(ALL_JUDGE + OTHER)
     u = first.summary["usage"]
-    assert u["calls"] > 30 and u["generated_tokens"] > 0
+    assert u["calls"] > 300 and u["generated_tokens"] > 0
     assert u["reused_tokens"] > 0, "a sample's calls share the KV prefix"
     sig = first.summary["signature"]
     assert sig["judge"] == tiny_gguf.name and len(sig["judge_fingerprint"]) >= 12
@@ -81,11 +83,12 @@ def test_every_metric_end_to_end_and_deterministic(tiny_gguf, bias, slice_path, 
     for f in ("results.jsonl", "summary.json", "summary.md", "report.html"):
         assert (tmp_path / "out" / f).stat().st_size > 0
     # same seed, fresh cache, new judge instance: identical results
-    second = localeval.evaluate(slice_path, ALL_JUDGE + OTHER, cache=tmp_path / "c2.sqlite",
-                                **kw)
+    second = localeval.evaluate(example_path(), ALL_JUDGE + OTHER,
+                                cache=tmp_path / "c2.sqlite", **kw)
     assert first.records() == second.records()
     # the cache serves a repeated run with zero new generations
-    third = localeval.evaluate(slice_path, ALL_JUDGE + OTHER, cache=tmp_path / "c1.sqlite", **kw)
+    third = localeval.evaluate(example_path(), ALL_JUDGE + OTHER, cache=tmp_path / "c1.sqlite",
+                               **kw)
     assert third.records() == first.records()
     assert third.summary["usage"]["generated_tokens"] == 0
     assert third.summary["usage"]["cache_hits"] == third.summary["usage"]["calls"]
@@ -183,3 +186,25 @@ def test_soft_verdicts_through_llama(tiny_gguf, bias, slice_path, tmp_path):
         for item in s.details.get("verdicts", []):
             if "p_verdict_1" in item:
                 assert 0.0 <= item["p_verdict_1"] <= 1.0
+
+
+def test_cli_repeats_statistics(tiny_gguf, bias, slice_path, tmp_path):
+    out = tmp_path / "rep"
+    proc = _cli(["run", str(slice_path), "-m", "faithfulness,nv_context_relevance", "--judge",
+                 str(tiny_gguf), "--n-ctx", "4096", "--repeats", "3", "-o", str(out), "--json",
+                 "--cache", str(tmp_path / "rep.sqlite")], bias)
+    stdout, stderr = proc.communicate(timeout=600)
+    assert proc.returncode == 0, stderr
+    summary = json.loads(stdout)
+    for key in ("faithfulness", "nv_context_relevance"):
+        m = summary["metrics"][key]
+        assert len(m["run_means"]) == 3 and m["run_spread"] >= 0
+        assert m["mean_sample_std"] is None or m["mean_sample_std"] >= 0
+    assert summary["signature"]["repeats"] == 3 and "repeats:3" in summary["signature_line"]
+    recs = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
+    scored = [r for r in recs if r["scores"]["nv_context_relevance"] is not None]
+    assert scored, "the NV metric scores with the tiny model"
+    for r in scored:
+        d = r["details"]["nv_context_relevance"]
+        vals = [v for v in d["repeats"] if v is not None]
+        assert r["scores"]["nv_context_relevance"] == pytest.approx(sum(vals) / len(vals))

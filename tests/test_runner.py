@@ -194,3 +194,22 @@ def test_corpus_bleu_in_summary():
     want = sacrebleu.corpus_bleu([d["answer"] for d in data],
                                  [[d["reference"] for d in data]]).score / 100
     assert res.summary["metrics"]["bleu"]["corpus"] == pytest.approx(want, abs=1e-12)
+
+
+def test_cache_stats_and_clear(tmp_path, capsys):
+    import numpy as np
+
+    from localeval.cache import Cache
+
+    path = tmp_path / "c.sqlite"
+    c = Cache(path)
+    c.put_call("k1", "judge-a", "statements", {"raw": "{}"})
+    c.put_vectors("emb", {"t": np.ones(3, np.float32)})
+    c.close()
+    assert main(["cache", "stats", "--cache", str(path)]) == 0
+    stats = json.loads(capsys.readouterr().out)
+    assert stats["judge_calls"] == 1 and stats["embeddings"] == 1
+    assert stats["judges"] == {"judge-a": 1}
+    assert main(["cache", "clear", "--cache", str(path)]) == 0
+    assert "cleared 1 judge calls and 1 embeddings" in capsys.readouterr().out
+    assert Cache(path).stats()["judge_calls"] == 0
