@@ -25,6 +25,8 @@ def _rows(summary: Mapping[str, Any]) -> list[tuple[str, str, str, str, str]]:
         name = key + (" (lower is better)" if e.get("lower_is_better") else "")
         reasons = e.get("unscored_reasons") or {}
         top = next(iter(reasons), "")
+        if len(top) > 40 and ":" in top:
+            top = top.split(":", 1)[0]  # the full reason is in summary.json and the report
         unscored = str(e["unscored"]) + (f" ({top})" if top else "")
         rows.append((name, fmt(e["mean"]), ci_s, str(e["n"]), unscored))
     return rows
