@@ -102,7 +102,10 @@ def _add_run_options(r: argparse.ArgumentParser) -> None:
                    "(default: %(default)s)")
     g = r.add_argument_group("judge")
     g.add_argument("--judge", help="GGUF file, model name in models/, or http(s)://host:port/v1 "
+                   "(several comma-separated URLs: a pool of server replicas) "
                    "(default: the single GGUF in models/, else judge metrics are unscored)")
+    g.add_argument("--judge-concurrency", type=int, metavar="N",
+                   help="calls in flight per judge server of a URL pool (default: 4)")
     g.add_argument("--judge-model", help="model name sent to an HTTP judge")
     g.add_argument("--n-ctx", type=int, help="judge context window (default: from the model, "
                    "capped at 8192)")
@@ -128,6 +131,11 @@ def _add_run_options(r: argparse.ArgumentParser) -> None:
     d.add_argument("--seed", type=int, default=0)
     d.add_argument("--workers", type=int, default=1, help="judge processes, each with its own "
                    "model (for several GPUs or many cores; default: %(default)s)")
+    d.add_argument("--ray", nargs="?", const="auto", metavar="ADDRESS",
+                   help="score samples on Ray actors (pip install 'localeval[ray]'); "
+                        "ADDRESS of the cluster, default: the running one or a local one")
+    d.add_argument("--ray-actors", type=int, metavar="N",
+                   help="Ray actors, each with its own judge (default: one per CPU)")
     d.add_argument("--cache", help="cache file (default: $LOCALEVAL_CACHE or "
                    "~/.cache/localeval/cache.sqlite)")
     d.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
@@ -148,7 +156,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     data = example_path() if args.dataset == EXAMPLE else Path(args.dataset)
     judge_options = {k: v for k, v in {
         "n_ctx": args.n_ctx, "n_gpu_layers": args.n_gpu_layers, "n_threads": args.threads,
-        "chat_format": args.chat_format, "judge_model": args.judge_model}.items()
+        "chat_format": args.chat_format, "judge_model": args.judge_model,
+        "per_endpoint_concurrency": args.judge_concurrency}.items()
         if v is not None}
     if args.repeats < 1:
         raise UsageError("--repeats must be at least 1")
@@ -160,6 +169,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     result = evaluate(
         data, args.metrics, judge=args.judge, judge_options=judge_options, workers=args.workers,
+        ray=args.ray, ray_actors=args.ray_actors,
         embedder=args.embedder, columns=args.columns,
         lang=args.lang, seed=args.seed, temperature=args.temperature, verdicts=args.verdicts,
         repeats=args.repeats, cache=cache, device=args.device, out_dir=args.out,

@@ -157,6 +157,8 @@ def evaluate(
     device: str = "auto",
     judge_options: Mapping[str, Any] | None = None,
     workers: int = 1,
+    ray: str | bool | None = None,
+    ray_actors: int | None = None,
     out_dir: str | os.PathLike[str] | None = None,
     progress: bool | None = None,
     on_warning: Callable[[str], None] | None = None,
@@ -172,6 +174,10 @@ def evaluate(
     the llama.cpp judge (n_ctx, n_gpu_layers, n_threads, chat_format,
     judge_model). ``workers`` > 1 scores samples in that many processes, each
     loading its own judge (give the judge as a path, name or URL).
+    ``ray``: a Ray address ("auto" or True: the running cluster, else a local
+    one) to score samples on ``ray_actors`` Ray actors instead (see
+    docs/scale-out.md). A judge that is a ``JudgePool`` (several URLs) scores
+    ``pool.capacity`` samples at once in threads.
     """
     from localeval.config import get_config
 
@@ -196,7 +202,7 @@ def evaluate(
     need_embed = any(m.uses_embedder for m in chosen)
     if workers < 1:
         raise UsageError("workers must be at least 1")
-    pooled = workers > 1
+    pooled = workers > 1 or bool(ray)
     # With a pool, each worker loads its own judge; the parent loads none.
     the_judge = _resolve_judge(judge, store, judge_options) if need_judge and not pooled else None
     if need_judge and the_judge is None and not pooled:
@@ -246,9 +252,18 @@ def evaluate(
         from localeval.progress import RunProgress
 
         bar = RunProgress(len(samples), enabled=progress)
-        if workers > 1 and model_metrics:
+        if ray and model_metrics:
+            from localeval.scale import ray_stream
+
+            stream = ray_stream(samples, model_metrics, ctx, judge, judge_options, embedder,
+                                str(store.path) if store is not None else None, device,
+                                repeats, address=ray, num_actors=ray_actors)
+        elif workers > 1 and model_metrics:
             stream = _pool_stream(samples, model_metrics, ctx, judge, judge_options, embedder,
                                   store, device, repeats, workers)
+        elif model_metrics and _pool_capacity(the_judge) > 1:
+            stream = _threaded_stream(samples, model_metrics, ctx, repeats,
+                                      _pool_capacity(the_judge))
         else:
             stream = (_judge_one(s, model_metrics, ctx, repeats) for s in samples)
         for i, (s, model_scores) in enumerate(zip(samples, stream)):
@@ -379,6 +394,52 @@ def _pool_stream(samples: Sequence[Sample], metrics: Sequence[Metric], ctx: Cont
             if ctx.judge is None and info.name is not None:
                 ctx.judge = info  # type: ignore[assignment]
             yield scores
+
+
+# -- judge pools: several samples at once (scale-out, issue 11) ------------------------
+def _pool_capacity(judge: Any) -> int:
+    """Calls the judge can serve at once: ``JudgePool.capacity`` (also behind CachedJudge)."""
+    from localeval.judge.pool import JudgePool
+
+    inner = getattr(judge, "judge", judge) if judge is not None else None
+    return inner.capacity if isinstance(inner, JudgePool) else 1
+
+
+def _threaded_stream(samples: Sequence[Sample], metrics: Sequence[Metric], ctx: Context,
+                     repeats: int, threads: int) -> Iterator[dict[str, Score]]:
+    """Score up to ``threads`` samples at once, each with its own Context; yield in order.
+
+    The runner is sequential per sample, so one sample keeps one server busy;
+    a pool of servers needs samples in flight. Usage and prompt versions are
+    merged into ``ctx`` in input order, so the summary equals a sequential run's.
+    """
+    from concurrent.futures import Future, ThreadPoolExecutor
+
+    def one(s: Sample) -> tuple[dict[str, Score], Context]:
+        c = Context(judge=ctx.judge, embedder=ctx.embedder, lang=ctx.lang, seed=ctx.seed,
+                    temperature=ctx.temperature, verdicts=ctx.verdicts)
+        return _judge_one(s, metrics, c, repeats), c
+
+    window = 2 * threads
+    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="localeval-judge") as ex:
+        pending: list[Future[tuple[dict[str, Score], Context]]] = []
+        it = iter(samples)
+        try:
+            for s in it:
+                pending.append(ex.submit(one, s))
+                if len(pending) >= window:
+                    break
+            while pending:
+                scores, c = pending.pop(0).result()
+                ctx.usage.add(c.usage)
+                ctx.prompt_versions.update(c.prompt_versions)
+                nxt = next(it, None)
+                if nxt is not None:
+                    pending.append(ex.submit(one, nxt))
+                yield scores
+        finally:
+            for f in pending:
+                f.cancel()
 
 
 def _missing_reason(m: Metric, s: Sample) -> str:

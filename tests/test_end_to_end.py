@@ -30,18 +30,6 @@ OTHER = ["answer_similarity", "hit_rate@3", "mrr", "ndcg@5", "bleu", "rougeL"]
 
 
 @pytest.fixture(scope="module")
-def bias(tiny_gguf):
-    """Favour closing quotes: untrained, the model would fill every string to its bound."""
-    from localeval.judge.llama import LlamaJudge
-    from localeval.testing.tiny_gguf import quote_bias
-
-    j = LlamaJudge(tiny_gguf, n_threads=1)
-    b = quote_bias(j)
-    j.close()
-    return b
-
-
-@pytest.fixture(scope="module")
 def slice_path(tmp_path_factory):
     """Two English and one Japanese example sample, one of them deliberately unfaithful."""
     rows = [json.loads(x) for x in example_path().read_text(encoding="utf-8").splitlines()]

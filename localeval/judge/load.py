@@ -52,13 +52,23 @@ def load_judge(spec: str | None, *, models_dir: str | os.PathLike[str] = "models
 
     - None: the only ``*.gguf`` in ``models_dir`` if there is exactly one, else None.
     - ``http://`` / ``https://``: an ``HttpJudge``; ``judge_model`` picks the served model.
+      Several comma-separated URLs: a ``JudgePool`` over those replicas
+      (``per_endpoint_concurrency`` and ``health_interval`` in ``opts`` go to it).
     - otherwise a GGUF path or a name in ``models_dir``: a ``LlamaJudge``.
     ``opts`` go to the judge's constructor (n_ctx, seed, n_threads, ...).
     """
     if spec is not None and spec.lower().startswith(("http://", "https://")):
+        from localeval.judge.pool import JudgePool, split_urls
+
+        urls = split_urls(spec)
+        if len(urls) > 1 or any(k in opts for k in ("per_endpoint_concurrency",
+                                                      "health_interval")):
+            return JudgePool(urls, model=judge_model, **opts)
         from localeval.judge.http import HttpJudge
 
         return HttpJudge(spec, model=judge_model, **opts)
+    for k in ("per_endpoint_concurrency", "health_interval"):  # pool-only options
+        opts.pop(k, None)
     path = resolve_model_path(spec, models_dir)
     if path is None:
         return None
