@@ -315,9 +315,10 @@ def _noise_script():
     def judge_source(req):
         text = req.messages[1]["content"]
         task = text[text.index("# Task"):]
-        source = "reference" if "from the Reference above" in task else int(
-            task.split("from context [", 1)[1].split("]", 1)[0])
-        listed = task.rsplit("Statements:\n", 1)[1].splitlines()
+        named = task.rsplit("Source: ", 1)[1]
+        source = "reference" if named.startswith("the Reference above") else int(
+            named.split("context [", 1)[1].split("]", 1)[0])
+        listed = task.rsplit("Statements:\n", 1)[1].split("\n\nSource:", 1)[0].splitlines()
         names = [line.split(". ", 1)[1] for line in listed if line.strip()]
         return verdicts(*[SUPPORT[source].get(n, 0) for n in names])
 
