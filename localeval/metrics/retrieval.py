@@ -404,20 +404,25 @@ def _check_gain(gain: str) -> None:
         raise ValueError("gain must be linear or exponential")
 
 
-@register
 @dataclass(frozen=True)
-class Dcg(_RetrievalMetric):
-    """Discounted cumulative gain of the top k: sum of gain(grade) / log2(rank + 1).
-    Unnormalised, so not comparable across queries; prefer ndcg."""
-
-    name = "dcg"
-    description = "discounted cumulative gain of the top k (graded)"
+class _GradedMetric(_RetrievalMetric):
+    """A retrieval metric over graded relevance, with a gain function."""
 
     gain: Gain = "linear"
 
     def __post_init__(self) -> None:
         super().__post_init__()
         _check_gain(self.gain)
+
+
+@register
+@dataclass(frozen=True)
+class Dcg(_GradedMetric):
+    """Discounted cumulative gain of the top k: sum of gain(grade) / log2(rank + 1).
+    Unnormalised, so not comparable across queries; prefer ndcg."""
+
+    name = "dcg"
+    description = "discounted cumulative gain of the top k (graded)"
 
     def compute(self, ops: _Ops) -> tuple[np.ndarray, list[dict[str, Any]]]:
         dcg = ops.dcg(self.k, self.gain)
@@ -426,19 +431,13 @@ class Dcg(_RetrievalMetric):
 
 @register
 @dataclass(frozen=True)
-class Ndcg(_RetrievalMetric):
+class Ndcg(_GradedMetric):
     """DCG@k / ideal DCG@k, the ideal ranking made of all judged grades (trec_eval
     ``ndcg_cut_k``, and ``ndcg`` without k, with linear gain). 0 when no grade
     is > 0."""
 
     name = "ndcg"
     description = "normalised discounted cumulative gain of the top k (graded)"
-
-    gain: Gain = "linear"
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        _check_gain(self.gain)
 
     def compute(self, ops: _Ops) -> tuple[np.ndarray, list[dict[str, Any]]]:
         dcg = ops.dcg(self.k, self.gain)
