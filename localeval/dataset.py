@@ -21,7 +21,8 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 from localeval.errors import DataError
 from localeval.types import SAMPLE_FIELDS, Sample
 
-__all__ = ["Dataset", "load_dataset", "ALIASES", "parse_column_map", "check_required"]
+__all__ = ["Dataset", "load_dataset", "ALIASES", "parse_column_map", "check_required",
+           "read_jsonl_rows"]
 
 #: Alternative column names -> canonical Sample field (RAGAS v2 and older names).
 ALIASES: dict[str, str] = {
@@ -154,7 +155,7 @@ def _read_file(path: Path, fmt: str | None) -> Iterator[tuple[int, dict[str, Any
         raise DataError("file is empty", file=str(path))
     text = _decode(raw, path)
     if fmt in ("jsonl", "ndjson"):
-        return _read_jsonl(text, path)
+        return read_jsonl_rows(text, path)
     if fmt == "json":
         return _read_json(text, path)
     if fmt in ("csv", "tsv"):
@@ -172,17 +173,19 @@ def _decode(raw: bytes, path: Path) -> str:
                         "save the file as UTF-8", file=str(path), row=line) from None
 
 
-def _read_jsonl(text: str, path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+def read_jsonl_rows(text: str, source: str | os.PathLike[str]
+                    ) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(1-based line, object) for each non-blank line; a bad line is a DataError naming it."""
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as e:
-            raise DataError(f"malformed JSON: {e.msg} at column {e.colno}", file=str(path),
+            raise DataError(f"malformed JSON: {e.msg} at column {e.colno}", file=str(source),
                             row=n) from None
         if not isinstance(obj, dict):
-            raise DataError(f"expected a JSON object, got {_kind(obj)}", file=str(path), row=n)
+            raise DataError(f"expected a JSON object, got {_kind(obj)}", file=str(source), row=n)
         yield n, obj
 
 

@@ -599,14 +599,13 @@ def read_run(out_dir: str | os.PathLike[str]) -> tuple[dict[str, Any], list[dict
 
 
 def _read_jsonl(path: Path) -> Iterable[dict[str, Any]]:
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise DataError(f"not valid JSON: {e.msg}", file=str(path), row=n) from None
-            if not isinstance(obj, dict) or "id" not in obj:
-                raise DataError("expected an object with an 'id'", file=str(path), row=n)
-            yield obj
+    from localeval.dataset import read_jsonl_rows
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise DataError(f"not valid UTF-8: {e}", file=str(path)) from None
+    for n, obj in read_jsonl_rows(text, path):
+        if "id" not in obj:
+            raise DataError("expected an object with an 'id'", file=str(path), row=n)
+        yield obj

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
+from localeval.dataset import read_jsonl_rows
 from localeval.errors import DataError
 
 __all__ = [
@@ -220,7 +221,7 @@ def load_result_set(path: str | Path, *, dataset: Any = None, name: str | None =
     suffix = p.suffix.lower()
     src = str(p)
     if suffix in (".jsonl", ".ndjson"):
-        rows = list(_jsonl_rows(text, src))
+        rows = list(read_jsonl_rows(text, src))
         is_local = (format == "localeval" or
                     (format is None and rows and isinstance(rows[0][1].get("scores"), dict)))
         rs = _from_localeval(rows, src) if is_local else _from_table(rows, src, "line")
@@ -269,7 +270,7 @@ def read_table(path: str | Path) -> tuple[list[tuple[int, dict[str, Any]]], str,
         raise DataError("file is empty", file=str(p))
     suffix = p.suffix.lower()
     if suffix in (".jsonl", ".ndjson"):
-        return list(_jsonl_rows(text, str(p))), str(p), "line"
+        return list(read_jsonl_rows(text, str(p))), str(p), "line"
     if suffix == ".json":
         return list(_json_table_rows(_json_load(text, str(p)), str(p))), str(p), "row"
     if suffix in (".csv", ".tsv"):
@@ -286,18 +287,6 @@ def _json_load(text: str, src: str) -> Any:
                         row=e.lineno) from None
 
 
-def _jsonl_rows(text: str, src: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise DataError(f"malformed JSON: {e.msg} at column {e.colno}", file=src,
-                            row=n) from None
-        if not isinstance(obj, dict):
-            raise DataError("expected a JSON object", file=src, row=n)
-        yield n, obj
 
 
 def _json_table_rows(obj: Any, src: str) -> Iterator[tuple[int, dict[str, Any]]]:
