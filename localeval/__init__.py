@@ -6,14 +6,30 @@ imported only when a model is loaded.
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from localeval.version import __version__
 
-from localeval.config import configure
-from localeval.dataset import Dataset, load_dataset
-from localeval.errors import DataError, LocalevalError, ModelError, UsageError
-from localeval.metrics.base import Context, Metric, get_metric, parse_metrics, register, registry
-from localeval.runner import EvaluationResult, evaluate
-from localeval.types import Sample, Score
+from localeval.lazy import lazy_face
+
+_WHERE = {
+    "evaluate": "localeval.run",
+    "EvaluationResult": "localeval.run",
+    "configure": "localeval.config",
+    "load_dataset": "localeval.dataset",
+    "Dataset": "localeval.dataset",
+    "Sample": "localeval.types",
+    "Score": "localeval.types",
+    "Metric": "localeval.metrics",
+    "Context": "localeval.metrics",
+    "register": "localeval.metrics",
+    "registry": "localeval.metrics",
+    "get_metric": "localeval.metrics",
+    "parse_metrics": "localeval.metrics",
+    "LocalevalError": "localeval.errors",
+    "DataError": "localeval.errors",
+    "ModelError": "localeval.errors",
+    "UsageError": "localeval.errors",
+}
+__getattr__, __dir__ = lazy_face(__name__, _WHERE)
 
 __all__ = [
     "__version__",

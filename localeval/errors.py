@@ -13,7 +13,6 @@ __all__ = [
     "DataError",
     "ModelError",
     "JudgeCallError",
-    "GateFailed",
 ]
 
 
@@ -60,9 +59,3 @@ class JudgeCallError(Exception):
     Examples: output truncated at the token budget, prompt longer than the
     context window. The runner records ``str(err)`` as the unscored reason.
     """
-
-
-class GateFailed(LocalevalError):
-    """A ``--fail-under`` threshold was not met (exit 1)."""
-
-    exit_code = 1

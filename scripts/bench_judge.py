@@ -28,10 +28,10 @@ from pydantic import BaseModel, Field
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from localeval.judge.base import JudgeRequest  # noqa: E402
-from localeval.judge.grammar import schema_to_gbnf, stock_gbnf  # noqa: E402
-from localeval.judge.llama import LlamaJudge  # noqa: E402
-from localeval.testing.tiny_gguf import TinyModelSpec, build_tiny_gguf  # noqa: E402
+from localeval.judge import JudgeRequest  # noqa: E402
+from localeval.judge import schema_to_gbnf, stock_gbnf  # noqa: E402
+from localeval.judge import LlamaJudge  # noqa: E402
+from localeval.testing import TinyModelSpec, build_tiny_gguf  # noqa: E402
 
 
 class Reasoned(BaseModel):

@@ -105,7 +105,7 @@ def text_data(n: int, seed: int) -> tuple[list[str], list[str]]:
 def bench_retrieval(n: int, docs: int, seed: int, repeat: int) -> None:
     import pytrec_eval
 
-    from localeval.metrics.base import Context, parse_metrics
+    from localeval.metrics import Context, parse_metrics
 
     samples, qrels, run = retrieval_data(n, docs, seed)
     measures = {"ndcg_cut.10", "map", "recip_rank"}
@@ -129,20 +129,19 @@ def _clear_text_caches() -> None:
     from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
     from sacrebleu.tokenizers.tokenizer_re import TokenizerRegexp
 
-    from localeval.metrics import text
-    from localeval.tokenize import porter_stem
+    from localeval.lang import porter_stem
+    from localeval.metrics.rouge import cached_rouge_batch
 
     Tokenizer13a.__call__.cache_clear()
     TokenizerRegexp.__call__.cache_clear()
     porter_stem.cache_clear()
-    text._rouge_batch.cache_clear()
+    cached_rouge_batch.cache_clear()
 
 
 def bench_bleu(refs: list[str], hyps: list[str], repeat: int) -> None:
     from sacrebleu.metrics.bleu import BLEU
 
-    from localeval.metrics.base import Context
-    from localeval.metrics.text import Bleu, corpus_bleu_from_scores
+    from localeval.metrics import Bleu, Context, corpus_bleu_from_scores
     from localeval.types import Sample
 
     samples = [Sample(id=str(i), reference=r, answer=h)
@@ -168,8 +167,7 @@ def bench_bleu(refs: list[str], hyps: list[str], repeat: int) -> None:
 def bench_rouge(refs: list[str], hyps: list[str], repeat: int, stem: bool) -> None:
     from rouge_score import rouge_scorer
 
-    from localeval.metrics.base import Context
-    from localeval.metrics.text import Rouge1, Rouge2, RougeL
+    from localeval.metrics import Context, Rouge1, Rouge2, RougeL
     from localeval.types import Sample
 
     samples = [Sample(id=str(i), reference=r, answer=h)

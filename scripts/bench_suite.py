@@ -36,7 +36,7 @@ import statistics
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
@@ -47,6 +47,7 @@ __all__ = [
     "STEP_METRIC",
     "CallRecord",
     "MeteredJudge",
+    "MetricAttribution",
     "Speeds",
     "compute_floor",
     "totals",
@@ -140,38 +141,27 @@ class MeteredJudge:
         return reply
 
 
-@contextlib.contextmanager
-def attribute_metrics(judge: MeteredJudge, metric_seconds: dict[tuple[str, str], float]
-                      ) -> Iterator[None]:
-    """Tell ``judge`` which metric is scoring, and time each metric (embeddings included).
+class MetricAttribution:
+    """Tells ``judge`` which metric is scoring, and times each metric (embeddings included).
 
-    Patches ``localeval.runner._safe_score`` (private) for the duration: the
-    runner scores one metric of one sample per call of it, which is exactly
-    the unit this benchmark attributes to. Without it (a renamed function)
-    calls fall back to attribution by judge step.
+    A ``localeval.run.MetricObserver``, passed as ``evaluate(..., observer=...)``:
+    the run announces each model metric of each sample before scoring it,
+    which is exactly the unit this benchmark attributes judge calls and
+    seconds to. Calls made outside a metric fall back to attribution by step.
     """
-    import localeval.runner as runner
 
-    original = getattr(runner, "_safe_score", None)
-    if original is None:
-        yield
-        return
+    def __init__(self, judge: MeteredJudge,
+                 metric_seconds: dict[tuple[str, str], float]) -> None:
+        self.judge = judge
+        self.metric_seconds = metric_seconds
 
-    def timed(m: Any, s: Any, ctx: Any) -> Any:
-        judge.metric = m.key
-        t0 = time.perf_counter()
-        try:
-            return original(m, s, ctx)
-        finally:
-            key = (s.id, m.key)
-            metric_seconds[key] = metric_seconds.get(key, 0.0) + time.perf_counter() - t0
-            judge.metric = ""
+    def started(self, sample: Any, metric: Any) -> None:
+        self.judge.metric = metric.key
 
-    runner._safe_score = timed
-    try:
-        yield
-    finally:
-        runner._safe_score = original
+    def finished(self, sample: Any, metric: Any, score: Any, seconds: float) -> None:
+        key = (sample.id, metric.key)
+        self.metric_seconds[key] = self.metric_seconds.get(key, 0.0) + seconds
+        self.judge.metric = ""
 
 
 @contextlib.contextmanager
@@ -181,7 +171,7 @@ def no_shared_statements() -> Iterator[None]:
     The memo is what lets faithfulness, answer_correctness and
     noise_sensitivity share one ``statements`` call; without it each asks.
     """
-    from localeval.metrics.base import Context
+    from localeval.metrics import Context
 
     original = Context.ask
 
@@ -438,7 +428,7 @@ def _model_path(args: argparse.Namespace) -> Path:
     d = Path(args.cache_dir or Path(tempfile.gettempdir()) / "localeval-bench")
     path = d / DEFAULT_MODEL_NAME
     if not path.exists():
-        from localeval.testing.tiny_gguf import TinyModelSpec, build_tiny_gguf
+        from localeval.testing import TinyModelSpec, build_tiny_gguf
 
         t0 = time.perf_counter()
         build_tiny_gguf(path, TinyModelSpec.qwen2_05b())
@@ -460,22 +450,22 @@ def run_suite(samples: Sequence[Any], judge: MeteredJudge, embedder: Any, metric
     walls: dict[str, float] = {}
     scores: dict[str, dict[str, Any]] = {}
     details: dict[str, dict[str, Any]] = {}
-    with attribute_metrics(judge, metric_seconds):
-        for s in samples:
-            judge.sample = s.id
-            t0 = time.perf_counter()
-            res = evaluate([s.to_dict()], list(metrics), judge=judge, embedder=embedder,
-                           cache=False, seed=seed, verdicts=verdicts, progress=False,
-                           on_warning=lambda m: None)
-            walls[s.id] = time.perf_counter() - t0
-            rec = res.records()[0]
-            scores[s.id] = rec["scores"]
-            details[s.id] = rec["details"]
-            errs = rec["errors"]
-            if errs:
-                print(f"  {s.id}: unscored: " + "; ".join(f"{k}: {v[:80]}" for k, v in
-                                                          errs.items()), flush=True)
-            print(f"  {s.id}: {walls[s.id]:.1f} s", flush=True)
+    observer = MetricAttribution(judge, metric_seconds)
+    for s in samples:
+        judge.sample = s.id
+        t0 = time.perf_counter()
+        res = evaluate([s.to_dict()], list(metrics), judge=judge, embedder=embedder,
+                       cache=False, seed=seed, verdicts=verdicts, progress=False,
+                       on_warning=lambda m: None, observer=observer)
+        walls[s.id] = time.perf_counter() - t0
+        rec = res.records()[0]
+        scores[s.id] = rec["scores"]
+        details[s.id] = rec["details"]
+        errs = rec["errors"]
+        if errs:
+            print(f"  {s.id}: unscored: " + "; ".join(f"{k}: {v[:80]}" for k, v in
+                                                      errs.items()), flush=True)
+        print(f"  {s.id}: {walls[s.id]:.1f} s", flush=True)
     return {"walls": walls, "metric_seconds": metric_seconds, "scores": scores,
             "details": details}
 
@@ -519,8 +509,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     args = ap.parse_args(argv)
 
     from localeval.dataset import load_dataset
-    from localeval.judge.llama import LlamaJudge
-    from localeval.testing.tiny_gguf import quote_bias
+    from localeval.judge import LlamaJudge
+    from localeval.testing import quote_bias
 
     data = args.data or Path(__file__).resolve().parents[1] / "localeval" / "data" / "example.jsonl"
     samples = load_dataset(str(data)).samples[: args.samples]

@@ -12,8 +12,9 @@ installed file's sha256/size/mtime in ``models.lock.json``. Copy the whole
 folder (lock included) to the air-gapped machine and run
 ``localeval models verify`` there.
 
-Needs Python 3.11+ only (rich or tqdm draw a progress bar when installed); it
-does not import the localeval package, so localeval's own dependencies need
+Needs Python 3.11+ only (rich or tqdm draw a progress bar when installed): from
+this checkout it imports only the standard-library part of localeval (the
+catalog's manifest, lock and file hash), so localeval's own dependencies need
 not be installed here. localeval itself never downloads anything.
 
 Hugging Face token: set HF_TOKEN for gated repositories; it is sent to
@@ -28,7 +29,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import http.client
-import importlib.util
 import os
 import socket
 import sys
@@ -44,19 +44,15 @@ CHUNK = 1024 * 1024
 USER_AGENT = "localeval-fetch_models/1"
 
 
-def _load_manifest_module() -> Any:
-    # By file path, so the localeval package (and numpy, pydantic, llama-cpp...) is not imported.
-    path = ROOT / "localeval" / "manifest.py"
-    spec = importlib.util.spec_from_file_location("_localeval_manifest", path)
-    if spec is None or spec.loader is None:  # pragma: no cover
-        raise SystemExit(f"fetch_models: cannot load {path}")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # dataclasses need the module registered
-    spec.loader.exec_module(mod)
-    return mod
+# The checkout's localeval, not another installed copy. These modules and the
+# package faces they pass through use the standard library only (a test checks it).
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
 
-
-mf = _load_manifest_module()
+from localeval.catalog.entry import ManifestError, human_size  # noqa: E402
+from localeval.catalog.hashing import CHUNK_BYTES, file_sha256  # noqa: E402
+from localeval.catalog.lock import Lock  # noqa: E402
+from localeval.catalog.manifest import load_manifest  # noqa: E402
 
 
 class FetchError(Exception):
@@ -150,7 +146,7 @@ def _content_range_total(value: str | None) -> tuple[int | None, int | None]:
 def _hash_existing(path: Path, h: Any) -> int:
     n = 0
     with open(path, "rb") as fh:
-        while chunk := fh.read(mf.CHUNK_BYTES):
+        while chunk := fh.read(CHUNK_BYTES):
             h.update(chunk)
             n += len(chunk)
     return n
@@ -218,7 +214,7 @@ def download(url: str, dest: Path, *, expected_sha256: str = "", expected_size: 
                 if status == 200 and length and length.isdigit():
                     total = int(length)
                 if have:
-                    log(f"  {dest.name}: resuming at {mf.human_size(have)}")
+                    log(f"  {dest.name}: resuming at {human_size(have)}")
                 bar = _Bar(dest.name, total, have, progress)
                 try:
                     with open(part, "ab") as out:
@@ -231,7 +227,7 @@ def download(url: str, dest: Path, *, expected_sha256: str = "", expected_size: 
                     bar.close()
                     if attempt < retries:
                         attempt += 1
-                        log(f"  {dest.name}: connection broke at {mf.human_size(have)} "
+                        log(f"  {dest.name}: connection broke at {human_size(have)} "
                             f"({e.__class__.__name__}), resuming ({attempt}/{retries})")
                         time.sleep(retry_wait * attempt)
                         continue
@@ -303,16 +299,16 @@ def main(argv: list[str] | None = None) -> int:
 
     to: Path = args.to
     try:
-        manifest = mf.load_manifest(to, shipped=args.manifest)
-        lock = mf.Lock.load(to)
-    except mf.ManifestError as e:
+        manifest = load_manifest(to, shipped=args.manifest)
+        lock = Lock.load(to)
+    except ManifestError as e:
         print(f"fetch_models: {e}", file=sys.stderr)
         return 2
     if args.list or not args.names:
         for e in manifest:
             size, approx = e.expected_size()
             flag = " (default)" if e.default else ""
-            print(f"{e.name:34} {e.kind:9} {mf.human_size(size, approx):>10}  {e.licence}{flag}")
+            print(f"{e.name:34} {e.kind:9} {human_size(size, approx):>10}  {e.licence}{flag}")
         return 0 if args.list else 2
     overrides = _parse_overrides(args.url_override)
     wanted: list[Any] = []
@@ -330,7 +326,7 @@ def main(argv: list[str] | None = None) -> int:
     for entry in wanted:
         base = overrides.get(entry.name.lower())
         size, approx = entry.expected_size()
-        print(f"{entry.name}: {len(entry.file_specs())} file(s), {mf.human_size(size, approx)}"
+        print(f"{entry.name}: {len(entry.file_specs())} file(s), {human_size(size, approx)}"
               f" -> {entry.root(to)}")
         if entry.path:
             print(f"  skipped: registered from {entry.path} (local.toml), nothing to download")
@@ -347,7 +343,7 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             if dest.exists() and not args.force:
                 rec = lock.valid(dest, to)
-                digest = rec.sha256 if rec else mf.sha256_file(dest)
+                digest = rec.sha256 if rec else file_sha256(dest, fresh=True)
                 if not spec.sha256 or digest == spec.sha256:
                     lock.record(dest, to, name=entry.name, sha256=digest,
                                 how=rec.how if rec else "verify",

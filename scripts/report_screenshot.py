@@ -9,7 +9,7 @@ RESULTS_DIR holds ``results.jsonl`` and ``summary.json`` from ``localeval run``;
 question/answer text). Without RESULTS_DIR a quick synthetic run is built from
 ``localeval/data/example.jsonl``: the scores and judge working are made up but
 shaped like the real metrics', and the summary is computed by the real
-``localeval.summary`` code. Needs Chromium (Debian: ``apt-get install chromium``).
+``localeval.report.summary`` code. Needs Chromium (Debian: ``apt-get install chromium``).
 """
 
 from __future__ import annotations
@@ -30,8 +30,9 @@ sys.path.insert(0, str(ROOT))
 
 from localeval.dataset import load_dataset  # noqa: E402
 from localeval.errors import LocalevalError  # noqa: E402
-from localeval.html_report import read_run, write_html_report  # noqa: E402
-from localeval.summary import signature, signature_line, summarize_metric  # noqa: E402
+from localeval.report import signature, signature_line, summarize_metric  # noqa: E402
+from localeval.report import write_html_report  # noqa: E402
+from localeval.results import read_run  # noqa: E402
 from localeval.types import Score  # noqa: E402
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

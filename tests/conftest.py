@@ -82,8 +82,8 @@ def tiny_gguf(tmp_path_factory):
 def bias(tiny_gguf):
     """A logit bias favouring closing quotes, so the random-weight model's strings stay
     short (untrained, it fills every string to its bound). Same judge code path."""
-    from localeval.judge.llama import LlamaJudge
-    from localeval.testing.tiny_gguf import quote_bias
+    from localeval.judge import LlamaJudge
+    from localeval.testing import quote_bias
 
     j = LlamaJudge(tiny_gguf, n_threads=1)
     b = quote_bias(j)

@@ -1,14 +1,17 @@
 """Judges: the protocol, the in-process llama.cpp judge and the HTTP judge.
 
+``base`` is the protocol metrics use; ``llama/`` (in-process) and ``http``
+(with ``pool`` over replicas) are the backends, which share ``grammar``
+(output constraints) and ``parse`` (reading a reply); ``cached`` wraps any
+judge in the run cache and ``load`` builds one from a ``--judge`` value.
+
 The implementations are imported lazily so that importing the protocol (as
 every metric does) loads neither numpy-heavy judge code nor llama_cpp.
 """
 
 from __future__ import annotations
 
-import importlib
 import os
-from typing import Any
 
 # llama.cpp's CPU backend runs on OpenMP (libgomp), whose idle threads spin by
 # default. When the machine is busy (an embedder, a second job, CI), spinning
@@ -18,27 +21,19 @@ from typing import Any
 # which localeval does only when a judge is built; a user's setting wins.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-from localeval.judge.base import Judge, JudgeReply, JudgeRequest, Message, Usage
-
-__all__ = [
-    "Judge", "JudgeReply", "JudgeRequest", "Message", "Usage",
-    "LlamaJudge", "HttpJudge", "CachedJudge", "load_judge",
-    "check_gguf", "read_gguf_metadata", "schema_to_gbnf", "max_tokens_for",
-]
+from localeval.lazy import lazy_face
 
 _WHERE = {
-    "LlamaJudge": "localeval.judge.llama",
-    "HttpJudge": "localeval.judge.http",
-    "CachedJudge": "localeval.judge.cached",
-    "load_judge": "localeval.judge.load",
-    "check_gguf": "localeval.judge.gguf",
-    "read_gguf_metadata": "localeval.judge.gguf",
-    "schema_to_gbnf": "localeval.judge.grammar",
-    "max_tokens_for": "localeval.judge.grammar",
+    "Judge": ".base", "JudgeReply": ".base", "JudgeRequest": ".base", "Message": ".base", "Usage": ".base",
+    "LlamaJudge": ".llama.judge",
+    "HttpJudge": ".http",
+    "JudgePool": ".pool",
+    "CachedJudge": ".cached",
+    "load_judge": ".load",
+    "schema_to_gbnf": ".grammar",
+    "stock_gbnf": ".grammar",
+    "max_tokens_for": ".grammar",
 }
 
-
-def __getattr__(name: str) -> Any:
-    if name in _WHERE:
-        return getattr(importlib.import_module(_WHERE[name]), name)
-    raise AttributeError(name)
+__all__ = sorted(_WHERE)
+__getattr__, __dir__ = lazy_face(__name__, _WHERE)

@@ -9,7 +9,7 @@ when asked, the probability of each allowed value of a verdict field.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Mapping, Protocol, runtime_checkable
 
 from pydantic import BaseModel
 
@@ -77,6 +77,12 @@ class JudgeRequest:
     seed: int = 0
     temperature: float = 0.0
     prob_field: str | None = None
+    #: What the prompt was rendered from: the sample and the step's inputs. Not
+    #: part of the cache key (the messages are); there so that a judge that is not
+    #: a language model (a scripted or rule-based test judge) can answer from
+    #: structure instead of parsing the prompt text.
+    sample: Any = field(default=None, compare=False, repr=False)
+    inputs: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass

@@ -9,7 +9,7 @@ GBNF (the ``grammar`` request field, which carries the corrected string rule
 and the bounds; llama-cpp-python's own ``response_format`` conversion has
 the control-character bug and silently falls back to free JSON); any other
 server gets ``response_format`` ``json_schema`` in strict mode. Either way the
-reply is parsed strictly and validated here; nothing is trusted.
+reply is parsed strictly and validated (``localeval.judge.parse``); nothing is trusted.
 """
 
 from __future__ import annotations
@@ -25,12 +25,10 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
-
 from localeval.errors import JudgeCallError, ModelError
 from localeval.judge.base import JudgeReply, JudgeRequest, Usage
 from localeval.judge.grammar import allowed_values, max_tokens_for, schema_to_gbnf
-from localeval.judge.llama import truncation_error
+from localeval.judge.parse import is_json, parse_reply, truncation_error
 
 __all__ = ["HttpJudge"]
 
@@ -182,13 +180,13 @@ class HttpJudge:
             usage.generated_tokens += int(u.get("completion_tokens") or 0)
             choice = (data.get("choices") or [{}])[0]
             text = (choice.get("message") or {}).get("content") or ""
-            if choice.get("finish_reason") != "length" or _parses(text):
+            if choice.get("finish_reason") != "length" or is_json(text):
                 break
             if attempt == 0:
                 budget *= 2
                 continue
             raise truncation_error(int(u.get("completion_tokens") or budget))
-        output = _validate(text, schema)
+        output = parse_reply(text, schema)
         probs = None
         if values and want_lp:
             probs = _probs_from_logprobs(choice.get("logprobs"), request.prob_field or "", values)
@@ -226,33 +224,6 @@ def _error_message(e: urllib.error.HTTPError) -> str:
         return str(err)[:500]
     except ValueError:
         return raw[:500] or str(e.reason)
-
-
-def _parses(text: str) -> bool:
-    try:
-        json.loads(text)
-        return True
-    except ValueError:
-        return False
-
-
-def _validate(text: str, schema: type[BaseModel]) -> BaseModel:
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as e:
-        err = JudgeCallError(f"judge output is not valid JSON ({e.msg} at char {e.pos}): "
-                             f"{text[:200]!r}")
-        err.cacheable = True  # type: ignore[attr-defined]
-        raise err from None
-    try:
-        return schema.model_validate(obj)
-    except ValidationError as e:
-        first = e.errors()[0]
-        loc = ".".join(str(x) for x in first.get("loc", ()))
-        err = JudgeCallError(f"judge output does not match {schema.__name__}: {loc}: "
-                             f"{first.get('msg')}")
-        err.cacheable = True  # type: ignore[attr-defined]
-        raise err from None
 
 
 def _probs_from_logprobs(logprobs: Any, field: str, values: list[Any]

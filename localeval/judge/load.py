@@ -37,7 +37,7 @@ def resolve_model_path(spec: str | None, models_dir: str | os.PathLike[str] = "m
             return c
     if not looks_like_path:
         # A name from the models manifest: its file, or exactly where to put it.
-        from localeval.models import load_models, resolve_model
+        from localeval.catalog import load_models, resolve_model
 
         if load_models(mdir).find(spec, "judge") is not None:
             return resolve_model(spec, "judge", mdir)
@@ -72,6 +72,6 @@ def load_judge(spec: str | None, *, models_dir: str | os.PathLike[str] = "models
     path = resolve_model_path(spec, models_dir)
     if path is None:
         return None
-    from localeval.judge.llama import LlamaJudge
+    from localeval.judge.llama.judge import LlamaJudge
 
     return LlamaJudge(path, **opts)

@@ -1,11 +1,24 @@
-"""Metrics: the base protocol and registry, and one module per family.
+"""Metrics: the base class, the model door, the registry, and one module per family.
 
-Families: ``answer`` and ``context`` (RAGAS judge metrics), ``nvidia``
-(NVIDIA-style rating metrics), ``retrieval`` (ranked ids) and ``text``
-(BLEU, ROUGE). They register themselves on import; ``registry()`` imports
-them on first use.
+``base`` holds ``Metric``; ``model_access`` holds ``Context``, the door
+through which a metric reaches the judge and the embedder; ``specs`` holds
+the registry and the parser of metric specs (``ndcg@10``). Families:
+``answer`` and ``rag_context`` (RAGAS judge metrics), ``nvidia``
+(NVIDIA-style rating metrics), ``retrieval`` (ranked ids, on the arrays of
+``rankings``), ``bleu`` and ``rouge`` (reference text). They register
+themselves on import; ``registry()`` imports them on first use.
 """
 
-from localeval.metrics.base import Context, Metric, get_metric, parse_metrics, register, registry
+from localeval.lazy import lazy_face
 
-__all__ = ["Context", "Metric", "get_metric", "parse_metrics", "register", "registry"]
+_WHERE = {
+    "Metric": ".base", "Thresholded": ".base",
+    "Context": ".model_access", "NoEmbedder": ".model_access", "NoJudge": ".model_access",
+    "get_metric": ".specs", "parse_metrics": ".specs", "register": ".specs",
+    "registry": ".specs",
+    "Bleu": ".bleu", "corpus_bleu_from_scores": ".bleu",
+    "Rouge1": ".rouge", "Rouge2": ".rouge", "RougeL": ".rouge",
+}
+
+__all__ = sorted(_WHERE)
+__getattr__, __dir__ = lazy_face(__name__, _WHERE)

@@ -14,13 +14,15 @@ from typing import ClassVar, Literal
 
 import numpy as np
 
-from localeval.metrics.base import Context, Metric, register
+from localeval.metrics.base import Metric
+from localeval.metrics.model_access import Context
 from localeval.metrics.schemas import (
     MAX_QUESTIONS,
     GeneratedQuestions,
     correctness_schema,
     sized,
 )
+from localeval.metrics.specs import register
 from localeval.metrics.steps import cosine_rows, embed_text, statement_verdicts, statements
 from localeval.types import Sample, Score
 

@@ -16,8 +16,10 @@ from typing import ClassVar
 from pydantic import BaseModel
 
 from localeval.errors import JudgeCallError
-from localeval.metrics.base import Context, Metric, register
+from localeval.metrics.base import Metric
+from localeval.metrics.model_access import Context
 from localeval.metrics.schemas import Rating012, Rating024
+from localeval.metrics.specs import register
 from localeval.types import Sample, Score
 
 __all__ = ["NVContextRelevance", "NVAnswerAccuracy", "NVResponseGroundedness", "dual_judge"]

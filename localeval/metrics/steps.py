@@ -12,7 +12,7 @@ from typing import Any, Literal, Sequence
 
 import numpy as np
 
-from localeval.metrics.base import Context
+from localeval.metrics.model_access import Context
 from localeval.metrics.schemas import Statements, Verdicts, sized
 from localeval.types import Sample
 

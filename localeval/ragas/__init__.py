@@ -36,7 +36,7 @@ def evaluate(dataset: Any, metrics: Sequence[Any] | None = None, llm: Any = None
     ``run_config``, ``callbacks``...) are ignored; the rest go to
     ``localeval.evaluate``.
     """
-    from localeval.runner import evaluate as _evaluate
+    from localeval.run import evaluate as _evaluate
 
     for ignored in ("raise_exceptions", "run_config", "callbacks", "in_ci", "token_usage_parser",
                     "batch_size", "column_map", "experiment_name", "return_executor",

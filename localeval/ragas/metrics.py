@@ -16,7 +16,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from localeval.metrics.base import Context, Metric, Thresholded, get_metric
+from localeval.metrics import Context, Metric, Thresholded, get_metric
 
 __all__ = [
     "RagasMetric", "MetricResult",
@@ -71,16 +71,16 @@ class RagasMetric:
     def _context(self) -> Context:
         if self._ctx is None:
             from localeval.config import get_config
-            from localeval.runner import _open_cache, _resolve_embedder, _resolve_judge
+            from localeval.run import open_cache, resolve_embedder, resolve_judge
 
             cfg = get_config()
-            store = _open_cache(cfg.extra.get("cache", True))
+            store = open_cache(cfg.extra.get("cache", True))
             judge = self.judge if self.judge is not None else cfg.judge
             embedder = self.embedder if self.embedder is not None else cfg.embedder
             self._ctx = Context(
-                judge=_resolve_judge(judge, store, cfg.judge_options)
+                judge=resolve_judge(judge, store, cfg.judge_options)
                 if self.metric.uses_judge else None,
-                embedder=_resolve_embedder(embedder, store, cfg.extra.get("device", "auto"))
+                embedder=resolve_embedder(embedder, store, cfg.extra.get("device", "auto"))
                 if self.metric.uses_embedder else None,
                 lang=cfg.extra.get("lang", "auto"), seed=cfg.extra.get("seed", 0),
                 verdicts=cfg.extra.get("verdicts", "hard"))
@@ -89,14 +89,14 @@ class RagasMetric:
     def score(self, **fields: Any) -> MetricResult:
         """Score one sample given as keyword fields (RAGAS v1 or v2 names)."""
         from localeval.dataset import load_dataset
-        from localeval.runner import _missing_reason, _safe_score
+        from localeval.run import missing_reason, score_metric
 
         sample = load_dataset([fields]).samples[0]
         if self.metric.missing_fields(sample):
-            return MetricResult(None, _missing_reason(self.metric, sample))
+            return MetricResult(None, missing_reason(self.metric, sample))
         ctx = self._context()
         ctx.begin_sample()
-        sc = _safe_score(self.metric, sample, ctx)
+        sc = score_metric(self.metric, sample, ctx)
         return MetricResult(sc.value, sc.reason, sc.details)
 
     async def ascore(self, **fields: Any) -> MetricResult:

@@ -5,27 +5,21 @@
 - ``assert_scores``: metric thresholds as a pytest assertion (a CI gate).
 - ``build_tiny_gguf``: writes a real random-weight GGUF with a real BPE
   tokenizer, so tests run the real llama.cpp path without downloading anything.
+- ``metric_util`` (imported as a module): small helpers for metric tests.
 
 Imports are lazy so that importing ``localeval.testing`` loads no model library.
 """
 
-from __future__ import annotations
-
-import importlib
-from typing import Any
-
-__all__ = ["ScriptedJudge", "HashEmbedder", "build_tiny_gguf", "TinyModelSpec", "assert_scores"]
+from localeval.lazy import lazy_face
 
 _WHERE = {
-    "ScriptedJudge": "localeval.testing.scripted",
-    "HashEmbedder": "localeval.testing.fake_embed",
-    "build_tiny_gguf": "localeval.testing.tiny_gguf",
-    "TinyModelSpec": "localeval.testing.tiny_gguf",
-    "assert_scores": "localeval.testing.gates",
+    "HashEmbedder": ".fake_embed",
+    "ScriptedJudge": ".scripted",
+    "TinyModelSpec": ".tiny_gguf",
+    "assert_scores": ".assertions",
+    "build_tiny_gguf": ".tiny_gguf",
+    "quote_bias": ".tiny_gguf",
 }
 
-
-def __getattr__(name: str) -> Any:
-    if name in _WHERE:
-        return getattr(importlib.import_module(_WHERE[name]), name)
-    raise AttributeError(name)
+__all__ = sorted(_WHERE)
+__getattr__, __dir__ = lazy_face(__name__, _WHERE)

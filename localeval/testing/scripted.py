@@ -36,7 +36,7 @@ from typing import Any, Callable, Mapping
 from pydantic import BaseModel, ValidationError
 
 from localeval.errors import JudgeCallError
-from localeval.judge.base import JudgeReply, JudgeRequest, Usage
+from localeval.judge import JudgeReply, JudgeRequest, Usage
 
 __all__ = ["ScriptedJudge", "ScriptedReply", "auto_output"]
 

@@ -1,0 +1,247 @@
+"""Agreement between two judges (or two tools) scoring the same samples: :func:`compare`.
+
+``compare(a, b)`` pairs the samples of two result sets (:func:`align`) and,
+per metric, computes the agreement statistics of :func:`paired_stats` with
+bootstrap 95% CIs. The result, :class:`Comparison`, renders itself as JSON,
+Markdown and a terminal table; ``pages`` writes it to files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from localeval.agreement.alignment import Alignment, align
+from localeval.agreement.resultset import ResultSet
+from localeval.agreement.scatter import scatter_svg
+from localeval.agreement.statistics import (
+    CI_BCA,
+    CI_PERCENTILE,
+    STAT_LABELS,
+    Stat,
+    metric_seed,
+    paired_stats,
+)
+from localeval.errors import DataError, UsageError
+
+__all__ = ["MetricAgreement", "Comparison", "compare"]
+
+
+@dataclass
+class MetricAgreement:
+    """Agreement on one metric between A and B."""
+
+    metric: str
+    metric_b: str
+    n: int
+    unscored_a: int
+    unscored_b: int
+    mean_a: float | None
+    mean_b: float | None
+    stats: dict[str, Stat]
+    confusion: list[list[int]] | None = None
+    levels: int | None = None
+    a_values: list[float] = field(default_factory=list, repr=False)
+    b_values: list[float] = field(default_factory=list, repr=False)
+    ids: list[str] = field(default_factory=list, repr=False)
+
+    @property
+    def label(self) -> str:
+        return self.metric if self.metric == self.metric_b else f"{self.metric} ~ {self.metric_b}"
+
+    def to_dict(self, values: bool = False) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "metric": self.metric, "metric_b": self.metric_b, "n": self.n,
+            "unscored_a": self.unscored_a, "unscored_b": self.unscored_b,
+            "mean_a": self.mean_a, "mean_b": self.mean_b,
+            "stats": {k: v.to_dict() for k, v in self.stats.items()},
+            "confusion": self.confusion, "rating_levels": self.levels,
+        }
+        if values:
+            d["pairs"] = [{"id": i, "a": a, "b": b}
+                          for i, a, b in zip(self.ids, self.a_values, self.b_values)]
+        return d
+
+
+@dataclass
+class Comparison:
+    """The result of :func:`compare`: per-metric agreement plus how samples were paired."""
+
+    a_name: str
+    b_name: str
+    a_source: str
+    b_source: str
+    alignment: Alignment
+    threshold: float
+    n_boot: int
+    seed: int
+    metrics: list[MetricAgreement]
+    only_in_a: list[str] = field(default_factory=list)
+    only_in_b: list[str] = field(default_factory=list)
+    a_signature: dict[str, Any] = field(default_factory=dict)
+    b_signature: dict[str, Any] = field(default_factory=dict)
+
+    def __getitem__(self, metric: str) -> MetricAgreement:
+        for m in self.metrics:
+            if m.metric == metric:
+                return m
+        raise KeyError(metric)
+
+    def to_dict(self, values: bool = False) -> dict[str, Any]:
+        return {
+            "a": {"name": self.a_name, "source": self.a_source, "signature": self.a_signature},
+            "b": {"name": self.b_name, "source": self.b_source, "signature": self.b_signature},
+            "alignment": self.alignment.to_dict(),
+            "threshold": self.threshold, "n_boot": self.n_boot, "seed": self.seed,
+            "ci_methods": {"mad": CI_BCA, "bias": CI_BCA, "others": CI_PERCENTILE},
+            "metrics": {m.label: m.to_dict(values) for m in self.metrics},
+            "metrics_only_in_a": self.only_in_a, "metrics_only_in_b": self.only_in_b,
+        }
+
+    def notes(self) -> list[str]:
+        """Sources, pairing, CI methods and why any value is missing: what the numbers rest on."""
+        al = self.alignment
+        notes = [f"A = {self.a_name} ({self.a_source}{_judge_of(self.a_signature)}); "
+                 f"B = {self.b_name} ({self.b_source}{_judge_of(self.b_signature)})",
+                 f"paired by {al.rule}: {len(al.pairs)} matched, {len(al.only_a)} only in A, "
+                 f"{len(al.only_b)} only in B" + (f" ({al.note})" if al.note else ""),
+                 f"verdicts: pass when score >= {self.threshold:g}; 95% CIs from "
+                 f"{self.n_boot} paired bootstrap resamples (seed {self.seed}): MAD and bias "
+                 "BCa (scipy), the rest percentile (numpy)"]
+        if self.only_in_a:
+            notes.append("metrics only in A: " + ", ".join(self.only_in_a))
+        if self.only_in_b:
+            notes.append("metrics only in B: " + ", ".join(self.only_in_b))
+        for m in self.metrics:
+            if m.unscored_a or m.unscored_b:
+                notes.append(f"{m.label}: {m.unscored_a} pair(s) unscored by A, "
+                             f"{m.unscored_b} by B (left out)")
+            for k, s in m.stats.items():
+                if s.reason:
+                    notes.append(f"{m.label}: {STAT_LABELS[k]}: {s.reason}")
+        return notes
+
+    def render_table(self) -> Any:
+        """A rich Table with one column per metric and one row per statistic.
+
+        Metrics are columns (there are usually a few) so that the table fits a
+        terminal; each cell shows the value over its [95% CI].
+        """
+        from rich.table import Table
+
+        t = Table(title=f"Agreement: {self.a_name} (A) vs {self.b_name} (B)",
+                  caption="\n".join(self.notes()), caption_justify="left")
+        t.add_column("statistic", no_wrap=True)
+        for m in self.metrics:
+            t.add_column(m.label, justify="right")
+        t.add_row("n (pairs)", *[str(m.n) for m in self.metrics])
+        t.add_row("mean A", *[_f(m.mean_a) for m in self.metrics])
+        t.add_row("mean B", *[_f(m.mean_b) for m in self.metrics], end_section=True)
+        for k, lab in STAT_LABELS.items():
+            lab = lab + (f" @{self.threshold:g}" if k in ("kappa", "agreement") else "")
+            t.add_row(lab, *[m.stats[k].text(3, "\n") if k in m.stats else "—"
+                             for m in self.metrics])
+        t.add_row("confusion\n(A fail/pass ×\nB fail/pass)",
+                  *[_confusion_text(m.confusion) for m in self.metrics])
+        return t
+
+    def to_markdown(self) -> str:
+        """GitHub Markdown: the agreement table, confusion matrices and notes."""
+        head = ["metric", "n", "mean A", "mean B"] + [
+            STAT_LABELS[k] + (f" @{self.threshold:g}" if k == "kappa" else "")
+            for k in STAT_LABELS]
+        lines = [f"## Agreement: {self.a_name} (A) vs {self.b_name} (B)", "",
+                 "| " + " | ".join(head) + " |",
+                 "|---|" + "---:|" * (len(head) - 1)]
+        for m in self.metrics:
+            cells = [m.label, str(m.n), _f(m.mean_a), _f(m.mean_b)] + [
+                m.stats[k].text(3) if k in m.stats else "—" for k in STAT_LABELS]
+            lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+        lines += ["", f"Confusion matrices at threshold {self.threshold:g} "
+                      "(rows A, columns B; fail / pass):", ""]
+        for m in self.metrics:
+            if m.confusion:
+                (ff, fp), (pf, pp) = m.confusion
+                lines.append(f"- **{m.label}**: A fail → B fail {ff}, B pass {fp}; "
+                             f"A pass → B fail {pf}, B pass {pp}")
+        lines += ["", "Notes:", ""] + [f"- {n}" for n in self.notes()]
+        return "\n".join(lines) + "\n"
+
+    def scatter_svgs(self) -> dict[str, str]:
+        """metric label -> inline SVG scatter of A against B (for the HTML report)."""
+        return {m.label: scatter_svg(m.a_values, m.b_values, m.label, a_label=self.a_name,
+                                     b_label=self.b_name) for m in self.metrics}
+
+
+def _judge_of(sig: Mapping[str, Any]) -> str:
+    judge = sig.get("judge")
+    return f", judge {judge}" if judge else ""
+
+
+def _confusion_text(c: list[list[int]] | None) -> str:
+    if not c:
+        return "—"
+    (ff, fp), (pf, pp) = c
+    return f"{ff} {fp}\n{pf} {pp}"
+
+
+def _f(v: float | None, digits: int = 3) -> str:
+    return "—" if v is None else f"{v:.{digits}f}"
+
+
+def _metric_pairs(a: ResultSet, b: ResultSet,
+                  metrics: Sequence[str] | Mapping[str, str] | None
+                  ) -> tuple[list[tuple[str, str]], list[str], list[str]]:
+    ma, mb = a.metrics, b.metrics
+    if metrics is None:
+        pairs = [(m, m) for m in ma if m in mb]
+        if not pairs:
+            raise DataError(f"no metric in common: A ({a.source}) has {', '.join(ma)}; "
+                            f"B ({b.source}) has {', '.join(mb)}. Pair them explicitly "
+                            "(metrics={'a_name': 'b_name'} or --pair A B)")
+        return pairs, [m for m in ma if m not in mb], [m for m in mb if m not in ma]
+    items = list(metrics.items()) if isinstance(metrics, Mapping) else [(m, m) for m in metrics]
+    for x, y in items:
+        if x not in ma:
+            raise UsageError(f"metric {x!r} is not in A ({a.source}); it has: {', '.join(ma)}")
+        if y not in mb:
+            raise UsageError(f"metric {y!r} is not in B ({b.source}); it has: {', '.join(mb)}")
+    return items, [], []
+
+
+def compare(a: ResultSet, b: ResultSet, *, metrics: Sequence[str] | Mapping[str, str] | None = None,
+            threshold: float = 0.5, n_boot: int = 2000, seed: int = 0) -> Comparison:
+    """Agreement of result set ``b`` with ``a``, per metric, with bootstrap 95% CIs.
+
+    ``metrics``: names present in both (default: every shared metric), or a
+    mapping {metric in A: metric in B} to pair differently named metrics.
+    ``threshold``: a score >= threshold is a "pass" verdict for kappa and the
+    confusion matrix. Pairs where either side is unscored are left out and
+    counted. Undefined statistics (constant inputs) are None with a reason.
+    """
+    if not 0 <= n_boot <= 100_000:
+        raise UsageError("n_boot must be between 0 and 100000")
+    al = align(a, b)
+    pairs, only_a, only_b = _metric_pairs(a, b, metrics)
+    rows: list[MetricAgreement] = []
+    for ma, mb in pairs:
+        xs, ys, ids = [], [], []
+        un_a = un_b = 0
+        for ia, ib in al.pairs:
+            va, vb = a[ia].get(ma), b[ib].get(mb)
+            un_a += va is None
+            un_b += vb is None
+            if va is not None and vb is not None:
+                xs.append(va)
+                ys.append(vb)
+                ids.append(ia)
+        stats, extra = paired_stats(xs, ys, threshold=threshold, n_boot=n_boot,
+                                    seed=metric_seed(seed, ma))
+        rows.append(MetricAgreement(
+            ma, mb, len(xs), un_a, un_b,
+            float(np.mean(xs)) if xs else None, float(np.mean(ys)) if ys else None,
+            stats, extra["confusion"], extra["levels"], xs, ys, ids))
+    return Comparison(a.name, b.name, a.source, b.source, al, threshold, n_boot, seed, rows,
+                      only_a, only_b, dict(a.signature), dict(b.signature))

@@ -1,0 +1,68 @@
+"""localeval's own ``results.jsonl`` as a ResultSet: one line per sample, with its scores,
+errors and details, and the run's signature from the summary.json beside it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any, Sequence
+
+from localeval.agreement.resultset import ResultSet
+from localeval.errors import DataError
+
+__all__ = ["from_localeval", "signature_next_to"]
+
+
+def from_localeval(rows: Sequence[tuple[int, dict[str, Any]]], src: str) -> ResultSet:
+    """The parsed lines of a results.jsonl; strict (localeval wrote it: a bad value is an error)."""
+    rs = ResultSet({}, source=src, format="localeval")
+    for n, rec in rows:
+        sid = rec.get("id")
+        if isinstance(sid, bool) or not isinstance(sid, (str, int)):
+            raise DataError("missing or bad 'id' (a string is expected)", file=src, row=n,
+                            column="id")
+        sid = str(sid)
+        if sid in rs.scores:
+            raise DataError(f"duplicate id {sid!r} (first at line {rs.rows[sid]})", file=src,
+                            row=n, column="id")
+        scores = rec.get("scores")
+        if not isinstance(scores, dict):
+            raise DataError("'scores' must be an object {metric: number or null}", file=src,
+                            row=n, column="scores")
+        clean: dict[str, float | None] = {}
+        for m, v in scores.items():
+            clean[m] = _number(v, src, n, f"scores.{m}", "line")
+        rs.scores[sid] = clean
+        rs.rows[sid] = n
+        errs = rec.get("errors") or {}
+        if isinstance(errs, dict) and errs:
+            rs.errors[sid] = {k: str(v) for k, v in errs.items()}
+        det = rec.get("details") or {}
+        if isinstance(det, dict) and det:
+            rs.details[sid] = det
+        q = rec.get("question") or rec.get("user_input")
+        if isinstance(q, str):
+            rs.questions[sid] = q
+    return rs
+
+
+def signature_next_to(results: Path) -> dict[str, Any]:
+    """The run's signature from summary.json beside results.jsonl ({} if absent or unreadable)."""
+    try:
+        summary = json.loads((results.parent / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    sig = summary.get("signature") if isinstance(summary, dict) else None
+    return sig if isinstance(sig, dict) else {}
+
+
+def _number(v: Any, src: str, n: int, col: str, unit: str) -> float | None:
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise DataError(f"expected a number or null, got {v!r}", file=src, row=n, column=col,
+                        unit=unit)
+    f = float(v)
+    return None if math.isnan(f) else f

@@ -1,0 +1,99 @@
+"""Read a scored result set from a file, whatever tool wrote it: :func:`load_result_set`.
+
+"Judging the judges" compares two sets of scores for the same samples, or one
+set with human labels. This module finds the format from the file and hands
+it to its reader, each of which returns a :class:`ResultSet`:
+
+* a localeval run directory, or its ``results.jsonl`` (``read_localeval``);
+* a RAGAS ``EvaluationResult.to_pandas()`` export written with ``to_csv`` /
+  ``to_json`` (any orient) / ``to_json(orient="records", lines=True)``
+  (``read_ragas``);
+* a deepeval result as JSON (``read_deepeval``).
+
+See docs/judging-the-judges.md. Ids: an ``id`` column (or ``sample_id`` /
+``qid``; for deepeval ``additional_metadata.id`` or a test-case name other
+than deepeval's automatic ``test_case_N``) gives each sample its id;
+otherwise samples are numbered by row order ("1", "2", ... as localeval
+numbers a dataset without ids). :func:`localeval.agreement.alignment.align`
+decides which sample of one set is which of the other.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from localeval.agreement.read_deepeval import from_deepeval, looks_deepeval
+from localeval.agreement.read_localeval import from_localeval, signature_next_to
+from localeval.agreement.read_ragas import from_table
+from localeval.agreement.resultset import ResultSet
+from localeval.agreement.tables import csv_rows, decode_utf8, json_load, json_table_rows
+from localeval.dataset import load_dataset, read_jsonl_rows
+from localeval.errors import DataError
+
+__all__ = ["load_result_set"]
+
+
+def load_result_set(path: str | Path, *, dataset: Any = None, name: str | None = None,
+                    format: str | None = None) -> ResultSet:
+    """Read a result set from ``path`` (format from the contents; ``format`` forces one).
+
+    ``dataset``: the evaluated dataset (path or localeval Dataset); its
+    question texts are attached by id, so that a localeval run can be paired
+    by question with an export whose ids differ. ``format``: ``localeval``,
+    ``ragas`` (any table) or ``deepeval``.
+    """
+    p = Path(path)
+    if not p.exists():
+        raise DataError("file not found", file=str(p))
+    if p.is_dir():
+        if (p / "results.jsonl").is_file():
+            p = p / "results.jsonl"
+        else:
+            raise DataError("directory has no results.jsonl: pass a localeval run directory "
+                            "or a results file", file=str(p))
+    elif p.name == "summary.json" and (p.parent / "results.jsonl").is_file():
+        p = p.parent / "results.jsonl"
+    raw = p.read_bytes()
+    if not raw.strip():
+        raise DataError("file is empty", file=str(p))
+    text = decode_utf8(raw, p)
+    suffix = p.suffix.lower()
+    src = str(p)
+    if suffix in (".jsonl", ".ndjson"):
+        rows = list(read_jsonl_rows(text, src))
+        is_local = (format == "localeval" or
+                    (format is None and rows and isinstance(rows[0][1].get("scores"), dict)))
+        rs = from_localeval(rows, src) if is_local else from_table(rows, src, "line")
+        if is_local:
+            rs.signature = signature_next_to(p)
+    elif suffix == ".json":
+        obj = json_load(text, src)
+        if format == "deepeval" or (format is None and looks_deepeval(obj)):
+            rs = from_deepeval(obj, src)
+        else:
+            rs = from_table(list(json_table_rows(obj, src)), src, "row")
+    elif suffix in (".csv", ".tsv"):
+        rs = from_table(list(csv_rows(text, src, "\t" if suffix == ".tsv" else ",")), src,
+                        "row")
+    else:
+        raise DataError(f"unknown result file type {p.suffix!r}: pass a localeval run "
+                        "directory, results.jsonl, or a RAGAS/deepeval export (.csv, .json, "
+                        ".jsonl)", file=src)
+    if not rs.scores:
+        raise DataError("no samples in the file", file=src)
+    if not rs.metrics:
+        raise DataError("no metric columns found: expected numeric columns such as "
+                        "'faithfulness' next to user_input/response/...", file=src)
+    if name:
+        rs.name = name
+    if dataset is not None:
+        _attach_questions(rs, dataset)
+    return rs
+
+
+def _attach_questions(rs: ResultSet, dataset: Any) -> None:
+    ds = load_dataset(dataset)
+    for s in ds:
+        if s.id in rs.scores and s.question:
+            rs.questions.setdefault(s.id, s.question)

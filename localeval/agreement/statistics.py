@@ -1,0 +1,267 @@
+"""Agreement statistics of paired scores, each with a bootstrap 95% CI: :func:`paired_stats`.
+
+Per pair of score columns (judge A and judge B, or a judge and humans):
+Pearson, Spearman and Kendall correlation (scipy.stats), mean absolute
+difference, bias (mean of B - A), Cohen's kappa on pass/fail verdicts at a
+threshold and quadratic-weighted kappa on rating scales (sklearn.metrics),
+and the confusion matrix. Used by compare and validate alike.
+
+Two bootstrap methods, on purpose:
+
+* statistics that are defined on every resample (mean absolute difference,
+  bias) use ``scipy.stats.bootstrap`` with paired resampling and BCa
+  intervals, which correct for bias and skew (:func:`bca_ci`);
+* statistics that can be undefined on a resample (a correlation or a kappa
+  when a resample happens to be constant, common with 0/0.5/1 judge scores)
+  use a seeded numpy percentile bootstrap over the same paired indices. scipy's
+  bootstrap cannot skip undefined resamples (BCa turns one NaN into a NaN
+  interval), so these resamples are dropped and counted instead
+  (:func:`percentile_ci`).
+
+Point estimates always come from scipy/sklearn; the resample loops use
+vectorised equivalents (``resampling``, tested equal to the library functions).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+import zlib
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from localeval.agreement.resampling import (
+    Resamples,
+    kappa_rows,
+    kendall_rows,
+    pearson_rows,
+    spearman_rows,
+)
+
+__all__ = [
+    "Stat",
+    "paired_stats",
+    "rating_levels",
+    "metric_seed",
+    "percentile_ci",
+    "bca_ci",
+    "STAT_LABELS",
+    "CI_BCA",
+    "CI_PERCENTILE",
+]
+
+CI_BCA = "BCa bootstrap (scipy.stats.bootstrap)"
+CI_PERCENTILE = "percentile bootstrap (numpy, seeded; undefined resamples dropped)"
+
+#: Statistics in display order, with their short labels.
+STAT_LABELS: dict[str, str] = {
+    "pearson": "Pearson r",
+    "spearman": "Spearman ρ",
+    "kendall": "Kendall τ",
+    "mad": "MAD",
+    "bias": "bias (B−A)",
+    "agreement": "agree",
+    "kappa": "Cohen κ",
+    "weighted_kappa": "weighted κ (quadratic)",
+}
+_MIN_N = 3  # fewer paired samples: no correlation, no CI
+_GRIDS = (1, 2, 3, 4, 5, 6, 8, 10)
+
+
+@dataclass
+class Stat:
+    """One statistic: value, 95% CI, and why either is missing."""
+
+    value: float | None
+    ci95: tuple[float, float] | None = None
+    reason: str | None = None
+    method: str | None = None
+    dropped: int = 0  # resamples where the statistic was undefined
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"value": self.value,
+                             "ci95": list(self.ci95) if self.ci95 else None}
+        if self.reason:
+            d["reason"] = self.reason
+        if self.method:
+            d["ci_method"] = self.method
+        if self.dropped:
+            d["resamples_dropped"] = self.dropped
+        return d
+
+    def text(self, digits: int = 3, sep: str = " ") -> str:
+        if self.value is None:
+            return "—"
+        s = f"{self.value:.{digits}f}"
+        if self.ci95:
+            s += f"{sep}[{self.ci95[0]:.{digits}f}, {self.ci95[1]:.{digits}f}]"
+        return s
+
+
+def rating_levels(*columns: Sequence[float]) -> int | None:
+    """The coarsest grid {0, 1/m, ..., 1} holding every value, for m in 1..10; else None.
+
+    0/1/2 ratings scaled to 0/0.5/1 give m=2; RAGAS's nv_* metrics (the mean
+    of two such ratings) give m=4; a 0-10 score gives m=10.
+    """
+    vals = np.concatenate([np.asarray(c, dtype=float) for c in columns]) if columns else []
+    if len(vals) == 0 or vals.min() < 0 or vals.max() > 1:
+        return None
+    for m in _GRIDS:
+        scaled = vals * m
+        if np.all(np.abs(scaled - np.round(scaled)) < 1e-6):
+            return m
+    return None
+
+
+def _constant_reason(x: np.ndarray, y: np.ndarray) -> str | None:
+    """Why a correlation is undefined, or None when neither side is constant."""
+    cx, cy = len(x) > 0 and np.ptp(x) == 0, len(y) > 0 and np.ptp(y) == 0
+    if cx and cy:
+        return f"A and B are both constant (A always {x[0]:g}, B always {y[0]:g})"
+    if cx or cy:
+        side, v = ("A", x) if cx else ("B", y)
+        return f"{side} is constant (every value {v[0]:g})"
+    return None
+
+
+def metric_seed(seed: int, metric: str) -> int:
+    """The bootstrap seed of one metric: stable whatever other metrics are compared."""
+    return (seed * 1_000_003 + zlib.crc32(metric.encode("utf-8"))) % 2**32
+
+
+def percentile_ci(boot: np.ndarray,
+                  n_boot: int) -> tuple[tuple[float, float] | None, int, str | None]:
+    """Percentile 95% CI over the defined resamples: (ci or None, dropped, reason)."""
+    ok = boot[np.isfinite(boot)]
+    dropped = int(boot.size - ok.size)
+    if ok.size < max(2, n_boot // 2):
+        return None, dropped, f"undefined in {dropped} of {boot.size} resamples; no CI"
+    lo, hi = np.percentile(ok, [2.5, 97.5])
+    return (float(lo), float(hi)), dropped, None
+
+
+def bca_ci(data: tuple[np.ndarray, ...], stat: Callable[..., Any], n_boot: int, seed: int,
+           paired: bool) -> tuple[tuple[float, float], str]:
+    """scipy BCa interval; percentile from the same resamples when BCa is degenerate."""
+    from scipy.stats import bootstrap
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # DegenerateDataWarning: handled below
+        res = bootstrap(data, stat, n_resamples=n_boot, paired=paired, vectorized=True,
+                        method="BCa", random_state=np.random.default_rng(seed))
+    lo, hi = float(res.confidence_interval.low), float(res.confidence_interval.high)
+    if math.isfinite(lo) and math.isfinite(hi):
+        return (lo, hi), CI_BCA
+    dist = res.bootstrap_distribution
+    lo, hi = np.percentile(dist[np.isfinite(dist)], [2.5, 97.5])
+    return (float(lo), float(hi)), "percentile bootstrap (scipy.stats.bootstrap; BCa degenerate)"
+
+
+def _mad_stat(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
+    return np.mean(np.abs(y - x), axis=axis)
+
+
+def _bias_stat(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
+    return np.mean(y - x, axis=axis)
+
+
+def paired_stats(x: Sequence[float], y: Sequence[float], *, threshold: float | None = 0.5,
+                 n_boot: int = 2000, seed: int = 0,
+                 which: Sequence[str] = tuple(STAT_LABELS)
+                 ) -> tuple[dict[str, Stat], dict[str, Any]]:
+    """Agreement statistics of paired scores ``x`` (A) and ``y`` (B), with bootstrap CIs.
+
+    Returns (stats, extra): ``stats`` maps a name in :data:`STAT_LABELS` to a
+    :class:`Stat`; ``extra`` holds the confusion matrix at the threshold and
+    the rating grid used for weighted kappa. ``n_boot=0`` skips the CIs.
+    """
+    from scipy.stats import kendalltau, pearsonr, spearmanr
+    from sklearn.metrics import cohen_kappa_score, confusion_matrix
+
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    n = len(x)
+    out: dict[str, Stat] = {}
+    extra: dict[str, Any] = {"confusion": None, "levels": None}
+    if n == 0:
+        return {k: Stat(None, reason="no paired samples") for k in which}, extra
+    boot = Resamples(n, n_boot, seed) if n_boot and n >= _MIN_N else None
+
+    def resampled(point: float, fn: Callable[[np.ndarray], np.ndarray]) -> Stat:
+        if boot is None:
+            return Stat(point, reason=None if n_boot == 0 else f"n={n}: too few for a CI")
+        ci, dropped, why = percentile_ci(boot.apply(fn), n_boot)
+        return Stat(point, ci, why, CI_PERCENTILE, dropped)
+
+    # correlations
+    const = _constant_reason(x, y)
+    for name, fn_point, fn_rows in (
+            ("pearson", lambda: pearsonr(x, y).statistic, lambda i: pearson_rows(x[i], y[i])),
+            ("spearman", lambda: spearmanr(x, y).statistic,
+             lambda i: spearman_rows(x[i], y[i])),
+            ("kendall", lambda: kendalltau(x, y).statistic,
+             lambda i: kendall_rows(x, y, i))):
+        if name not in which:
+            continue
+        if n < _MIN_N:
+            out[name] = Stat(None, reason=f"needs at least {_MIN_N} paired samples (n={n})")
+        elif const:
+            out[name] = Stat(None, reason=f"{const}: correlation undefined")
+        else:
+            out[name] = resampled(float(fn_point()), fn_rows)
+
+    # differences: always defined -> scipy BCa
+    for name, fn in (("mad", _mad_stat), ("bias", _bias_stat)):
+        if name not in which:
+            continue
+        point = float(fn(x, y))
+        if boot is None:
+            out[name] = Stat(point, reason=None if n_boot == 0 else f"n={n}: too few for a CI")
+        elif np.ptp(np.abs(y - x) if name == "mad" else y - x) == 0:
+            out[name] = Stat(point, (point, point), None, "exact (every pair differs equally)")
+        else:
+            ci, method = bca_ci((x, y), fn, n_boot, seed, paired=True)
+            out[name] = Stat(point, ci, None, method)
+
+    # verdicts at the threshold
+    if threshold is not None:
+        pa = (x >= threshold).astype(int)
+        pb = (y >= threshold).astype(int)
+        extra["confusion"] = confusion_matrix(pa, pb, labels=[0, 1]).tolist()
+        if "agreement" in which:
+            out["agreement"] = resampled(float(np.mean(pa == pb)),
+                                         lambda i: np.mean(pa[i] == pb[i], axis=1))
+        if "kappa" in which:
+            if np.ptp(pa) == 0 and np.ptp(pb) == 0 and pa[0] == pb[0]:
+                out["kappa"] = Stat(None, reason="both sides give the same verdict on every "
+                                                 "sample: kappa undefined (agreement 100%)")
+            else:
+                point = float(cohen_kappa_score(pa, pb, labels=[0, 1]))
+                out["kappa"] = resampled(point, lambda i: kappa_rows(pa[i], pb[i], 2, None))
+    if "weighted_kappa" in which:
+        m = rating_levels(x, y)
+        extra["levels"] = None if m is None else m + 1
+        if m is None:
+            out["weighted_kappa"] = Stat(None, reason="values are not on a common rating grid "
+                                                      "{0, 1/m, ..., 1} (m <= 10)")
+        else:
+            ca = np.rint(x * m).astype(int)
+            cb = np.rint(y * m).astype(int)
+            labels = list(range(m + 1))
+            if np.ptp(ca) == 0 and np.ptp(cb) == 0 and ca[0] == cb[0]:
+                out["weighted_kappa"] = Stat(None, reason="both sides give the same rating on "
+                                                          "every sample: weighted kappa undefined")
+            else:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    point = float(cohen_kappa_score(ca, cb, labels=labels, weights="quadratic"))
+                if math.isnan(point):
+                    out["weighted_kappa"] = Stat(None, reason="weighted kappa undefined")
+                else:
+                    out["weighted_kappa"] = resampled(
+                        point, lambda i: kappa_rows(ca[i], cb[i], m + 1, "quadratic"))
+    return {k: out[k] for k in which if k in out}, extra
+

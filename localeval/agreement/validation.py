@@ -1,0 +1,224 @@
+"""Validate a judge against ground truth, labelled samples or human scores: :func:`validate`.
+
+Two forms, chosen by the columns of the labels file (``labels``):
+
+(a) **separation** (a ``label`` column, positive/negative, or a boolean
+    ``contains_answer`` / ``has_positive``): samples whose retrieved contexts
+    contain the answer should score high, the others low (``separation``).
+(b) **human agreement** (``human_<metric>`` columns): per metric, Pearson,
+    Spearman and Kendall correlation between judge and human scores with
+    bootstrap CIs, mean absolute difference and bias; with a ``pair`` (or
+    ``group``) column also the pairwise accuracy the RAGAS paper reports
+    (``human_agreement``).
+
+Samples are paired with the labels by :func:`align`. The result,
+:class:`Validation`, renders itself as JSON, Markdown and a terminal table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from localeval.agreement.alignment import Alignment, align
+from localeval.agreement.human_agreement import HumanAgreement, pairwise_accuracy
+from localeval.agreement.labels import Labels, load_labels
+from localeval.agreement.readers import load_result_set
+from localeval.agreement.resultset import ResultSet
+from localeval.agreement.separation import Separation, measure_separation
+from localeval.agreement.statistics import STAT_LABELS, metric_seed, paired_stats
+from localeval.errors import DataError, UsageError
+
+__all__ = ["Validation", "validate"]
+
+_HUMAN_STATS = ("pearson", "spearman", "kendall", "mad", "bias")
+
+
+@dataclass
+class Validation:
+    """Result of :func:`validate`: separation rows, human-agreement rows, pairing info."""
+
+    result_name: str
+    result_source: str
+    labels_source: str
+    alignment: Alignment
+    n_boot: int
+    seed: int
+    separation: list[Separation] = field(default_factory=list)
+    human: list[HumanAgreement] = field(default_factory=list)
+    unlabelled: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "result": {"name": self.result_name, "source": self.result_source},
+            "labels": self.labels_source, "alignment": self.alignment.to_dict(),
+            "n_boot": self.n_boot, "seed": self.seed,
+        }
+        if self.separation:
+            d["separation"] = {s.metric: s.to_dict() for s in self.separation}
+            d["unlabelled"] = self.unlabelled
+        if self.human:
+            d["human_agreement"] = {h.metric: h.to_dict() for h in self.human}
+        return d
+
+    def notes(self) -> list[str]:
+        al = self.alignment
+        notes = [f"judge: {self.result_name} ({self.result_source}); labels: "
+                 f"{self.labels_source}",
+                 f"paired by {al.rule}: {len(al.pairs)} matched, {len(al.only_a)} results "
+                 f"without a label row, {len(al.only_b)} label rows without a result"
+                 + (f" ({al.note})" if al.note else "")]
+        if self.separation:
+            notes.append("OK: score == 1, NG: score == 0, Partial: in between; AUC: chance "
+                         "that a positive outscores a negative (ties count 1/2)")
+            if self.unlabelled:
+                notes.append(f"{self.unlabelled} paired sample(s) have no label (left out)")
+        notes.append(f"95% CIs from {self.n_boot} bootstrap resamples (seed {self.seed})")
+        for s in self.separation:
+            for what, st in (("AUC", s.auc), ("positive mean", s.positive.mean),
+                             ("negative mean", s.negative.mean)):
+                if st.reason:
+                    notes.append(f"{s.metric}: {what}: {st.reason}")
+        for h in self.human:
+            for k, st in h.stats.items():
+                if st.reason:
+                    notes.append(f"{h.metric}: {STAT_LABELS[k]}: {st.reason}")
+            if h.pairwise is not None and h.pairwise.reason:
+                notes.append(f"{h.metric}: pairwise accuracy: {h.pairwise.reason}")
+        return notes
+
+    def _sep_rows(self, sep: str) -> list[list[str]]:
+        rows = []
+        for s in self.separation:
+            for gname, g in (("positive", s.positive), ("negative", s.negative)):
+                r = g.rates
+                rows.append([s.metric if gname == "positive" else "", gname, str(g.n),
+                             g.mean.text(3, sep), _r(r["OK"]), _r(r["Partial"]), _r(r["NG"]),
+                             str(g.unscored),
+                             s.auc.text(3, sep) if gname == "positive" else ""])
+        return rows
+
+    def _human_rows(self, sep: str) -> list[list[str]]:
+        return [[h.metric, str(h.n), _r(h.mean_judge), _r(h.mean_human)]
+                + [h.stats[k].text(3, sep) for k in _HUMAN_STATS]
+                + [h.pairwise.text(3, sep) if h.pairwise is not None else "—"]
+                for h in self.human]
+
+    def render_table(self) -> Any:
+        """A rich renderable: the separation table, the human-agreement table, or both."""
+        from rich.console import Group
+        from rich.table import Table
+
+        tables = []
+        if self.separation:
+            t = Table(title=f"Separation of labelled samples: {self.result_name}")
+            t.add_column("metric", no_wrap=True)
+            t.add_column("group")
+            for c in ("n", "mean\n[95% CI]", "OK", "Partial", "NG", "unscored",
+                      "ROC AUC\n[95% CI]"):
+                t.add_column(c, justify="right")
+            for r in self._sep_rows("\n"):
+                t.add_row(*r)
+            tables.append(t)
+        if self.human:
+            t = Table(title=f"Agreement with human scores: {self.result_name}")
+            for c in ["metric", "n", "mean judge", "mean human"] + \
+                    [STAT_LABELS[k] for k in _HUMAN_STATS] + ["pairwise acc."]:
+                t.add_column(c, justify="left" if c == "metric" else "right",
+                             no_wrap=c == "metric")
+            for r in self._human_rows("\n"):
+                t.add_row(*r)
+            tables.append(t)
+        tables[-1].caption = "\n".join(self.notes())
+        tables[-1].caption_justify = "left"
+        return tables[0] if len(tables) == 1 else Group(*tables)
+
+    def to_markdown(self) -> str:
+        lines: list[str] = [f"## Judge validation: {self.result_name}", ""]
+        if self.separation:
+            head = ["metric", "group", "n", "mean [95% CI]", "OK", "Partial", "NG", "unscored",
+                    "ROC AUC [95% CI]"]
+            lines += ["### Separation of labelled samples", "", "| " + " | ".join(head) + " |",
+                      "|---|---|" + "---:|" * (len(head) - 2)]
+            lines += ["| " + " | ".join(r) + " |" for r in self._sep_rows(" ")]
+            lines.append("")
+        if self.human:
+            head = ["metric", "n", "mean judge", "mean human"] + \
+                [STAT_LABELS[k] for k in _HUMAN_STATS] + ["pairwise acc."]
+            lines += ["### Agreement with human scores", "", "| " + " | ".join(head) + " |",
+                      "|---|" + "---:|" * (len(head) - 1)]
+            lines += ["| " + " | ".join(r) + " |" for r in self._human_rows(" ")]
+            lines.append("")
+        lines += ["Notes:", ""] + [f"- {n}" for n in self.notes()]
+        return "\n".join(lines) + "\n"
+
+
+def _r(v: float | None) -> str:
+    return "—" if v is None else f"{v:.3f}"
+
+
+def validate(result: ResultSet | str | Path, labels: Labels | str | Path, *,
+             metrics: Sequence[str] | None = None, n_boot: int = 2000,
+             seed: int = 0) -> Validation:
+    """Check a judge's scores against labels: separation (form a) and/or human agreement (b).
+
+    ``metrics``: which metrics of ``result`` to report (default: all; for
+    human agreement, those with a ``human_<metric>`` column).
+    """
+    rs = result if isinstance(result, ResultSet) else load_result_set(result)
+    lab = labels if isinstance(labels, Labels) else load_labels(labels)
+    al = align(rs, lab.as_result_set())
+    chosen = list(metrics) if metrics else rs.metrics
+    for m in chosen:
+        if m not in rs.metrics:
+            raise UsageError(f"metric {m!r} is not in {rs.source}; it has: "
+                             + ", ".join(rs.metrics))
+    out = Validation(rs.name, rs.source, lab.source, al, n_boot, seed)
+    if lab.binary:
+        out.unlabelled = sum(1 for _, lid in al.pairs if lid not in lab.binary)
+        for m in chosen:
+            pos, neg, un_pos, un_neg = [], [], 0, 0
+            for rid, lid in al.pairs:
+                if lid not in lab.binary:
+                    continue
+                v = rs[rid].get(m)
+                positive = lab.binary[lid]
+                if v is None:
+                    un_pos += positive
+                    un_neg += not positive
+                else:
+                    (pos if positive else neg).append(v)
+            out.separation.append(measure_separation(m, pos, neg, un_pos, un_neg, n_boot,
+                                                      metric_seed(seed, m)))
+    hm = [m for m in lab.human_metrics if m in chosen]
+    if lab.human and not hm:
+        raise DataError(f"no human_<metric> column matches a metric of {rs.source} "
+                        f"(labels: {', '.join('human_' + m for m in lab.human_metrics)}; "
+                        f"results: {', '.join(rs.metrics)})", file=lab.source)
+    for m in hm:
+        js, hs, gs, un = [], [], [], 0
+        for rid, lid in al.pairs:
+            h = lab.human.get(lid, {}).get(m)
+            if h is None:
+                continue
+            j = rs[rid].get(m)
+            if j is None:
+                un += 1
+                continue
+            js.append(j)
+            hs.append(h)
+            gs.append(lab.groups.get(lid, ""))
+        stats, _ = paired_stats(js, hs, threshold=None, n_boot=n_boot,
+                                seed=metric_seed(seed, m), which=_HUMAN_STATS)
+        pw, npairs = (None, 0)
+        if lab.groups:
+            pw, npairs = pairwise_accuracy(js, hs, gs, n_boot, metric_seed(seed, m) + 1)
+        out.human.append(HumanAgreement(m, len(js), un,
+                                        float(np.mean(js)) if js else None,
+                                        float(np.mean(hs)) if hs else None, stats, pw, npairs))
+    return out
+
+

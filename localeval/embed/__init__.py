@@ -1,0 +1,21 @@
+"""Local embeddings: the embedder protocol, sentence-transformers loading with
+no hub access, the vector cache and the language check.
+
+Modules: ``base`` (the protocol), ``resolve`` (a ``--embedder`` value to a
+local folder, and its files' digest), ``offline`` (the no-Hub guards),
+``sentence_transformer`` (the model and its device), ``cached``
+(``CachedEmbedder``), ``load`` (``load_embedder``), ``language`` (the
+English-only check).
+"""
+
+from localeval.lazy import lazy_face
+
+_WHERE = {
+    "CachedEmbedder": ".cached",
+    "SentenceTransformerEmbedder": ".sentence_transformer",
+    "load_embedder": ".load",
+    "warn_if_language_mismatch": ".language",
+}
+
+__all__ = sorted(_WHERE)
+__getattr__, __dir__ = lazy_face(__name__, _WHERE)

@@ -1,0 +1,33 @@
+"""The in-process judge: a GGUF model run by llama.cpp (llama-cpp-python).
+
+``LlamaJudge`` uses ``llama_cpp.Llama`` for what it does well (loading,
+tokenising, batched prompt evaluation, keeping the KV cache of the last
+prompt) and runs its own small token loop on top: for speed under a grammar,
+for strictness the grammar engine lacks (no control tokens, no NUL, only
+valid UTF-8), for verdict probabilities without ``logits_all``, and for exact
+accounting of prompt tokens reused from the KV cache. One module per concern:
+
+- ``judge``: ``LlamaJudge``, the Judge protocol, identity and the retry on truncation
+- ``cpu``: core count, AMX detection and building ``llama_cpp.Llama`` safely
+- ``chat``: chat templates and prompt tokenisation
+- ``sampler``: the constrained token loop (``generate``)
+- ``grammar_filter`` and ``byte_index``: asking the grammar which tokens it accepts, cheaply
+- ``utf8``: the strict UTF-8 prefix automaton
+- ``verdict``: probabilities of a verdict field's allowed values
+
+Everything the model produces is decoded strictly as UTF-8, parsed with
+``json.loads`` and validated by the step's pydantic model
+(``localeval.judge.parse``, shared with the HTTP judge).
+"""
+
+from __future__ import annotations
+
+from localeval.lazy import lazy_face
+
+_WHERE = {
+    "LlamaJudge": ".judge",
+    "Generation": ".sampler",
+}
+
+__all__ = sorted(_WHERE)
+__getattr__, __dir__ = lazy_face(__name__, _WHERE)

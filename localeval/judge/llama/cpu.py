@@ -1,0 +1,67 @@
+"""CPU compatibility: how many cores to use and how to build ``llama_cpp.Llama`` safely.
+
+Kept apart from the judge because these are workarounds for the machine and
+the llama.cpp build, not judging logic; each says which problem it avoids.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any
+
+__all__ = ["available_cores", "has_amx", "new_llama"]
+
+
+def available_cores() -> int:
+    """Cores this process may run on (its affinity mask, not the machine's count).
+
+    In a container or under ``taskset`` the machine's count overstates what
+    llama.cpp can use, and oversubscribed threads slow generation sharply.
+    """
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def has_amx() -> bool:
+    """Whether llama.cpp reports AMX (INT8), which decides ``new_llama``'s workaround."""
+    import llama_cpp
+
+    info = llama_cpp.llama_print_system_info().decode("utf-8", "replace")
+    return "AMX_INT8 = 1" in info
+
+
+#: Held while the default model params are patched, so concurrent loads see the real ones.
+_load_lock = threading.Lock()
+
+
+def new_llama(extra_buffers: bool, **kwargs: Any):
+    """``llama_cpp.Llama(**kwargs)``, optionally without CPU extra buffer types.
+
+    Workaround, not a preference: on CPUs with AMX, llama.cpp (as vendored by
+    llama-cpp-python 0.3.36) puts quantised weights in its AMX buffer type
+    and ``ggml_backend_amx_mul_mat`` segfaults on the first decode (seen on
+    this project's build machines with Q8_0). ``llama_model_params`` has a
+    ``use_extra_bufts`` switch that ``Llama`` does not expose, so the default
+    params are adjusted for the duration of this one constructor call.
+    """
+    import llama_cpp
+    import llama_cpp.llama_cpp as lc
+
+    if extra_buffers:
+        return llama_cpp.Llama(**kwargs)
+    with _load_lock:
+        original = lc.llama_model_default_params
+
+        def without_extra_buffers():
+            params = original()
+            params.use_extra_bufts = False
+            return params
+
+        lc.llama_model_default_params = without_extra_buffers
+        try:
+            return llama_cpp.Llama(**kwargs)
+        finally:
+            lc.llama_model_default_params = original

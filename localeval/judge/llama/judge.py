@@ -1,0 +1,198 @@
+"""``LlamaJudge``: the Judge protocol over a local GGUF model run in-process.
+
+This module wires the pieces together and answers steps: it loads the model
+(``cpu``), builds the prompt (``chat``), generates under the step's grammar
+(``sampler``), retries once with a larger budget when the output was cut
+off, parses the reply (``localeval.judge.parse``) and, when asked, reads the
+verdict probabilities (``verdict``). Its fingerprint is what the cache and
+the run summary key on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from localeval.catalog import file_sha256, hash_memo_path, read_gguf_metadata
+from localeval.errors import JudgeCallError, ModelError
+from localeval.judge.base import JudgeReply, JudgeRequest, Usage
+from localeval.judge.grammar import TOKENS_PER_CHAR, allowed_values, max_tokens_for, schema_to_gbnf
+from localeval.judge.llama.chat import ChatTemplate
+from localeval.judge.llama.cpu import available_cores, has_amx, new_llama
+from localeval.judge.llama.sampler import TokenSampler
+from localeval.judge.llama.verdict import VerdictProbabilities
+from localeval.judge.parse import is_json, parse_reply, truncation_error
+
+__all__ = ["LlamaJudge", "DEFAULT_MAX_CTX", "GENERATION_VERSION"]
+
+#: Context used when the model allows more: the KV cache grows with n_ctx and
+#: judge prompts rarely need more than a few thousand tokens.
+DEFAULT_MAX_CTX = 8192
+#: Bumped when a change here can change outputs for the same model and request.
+GENERATION_VERSION = "1"
+
+
+class LlamaJudge(ChatTemplate, VerdictProbabilities, TokenSampler):
+    """A Judge backed by a local GGUF file.
+
+    Parameters mirror ``llama_cpp.Llama`` where they exist. ``n_ctx=None``
+    takes the model's trained context, capped at ``max_ctx``. ``n_gpu_layers``
+    of -1 offloads every layer when the llama.cpp build supports a GPU.
+    ``n_threads`` (generation) and ``n_threads_batch`` (prompts) default to
+    the cores this process may use. ``chat_format`` overrides the GGUF's
+    embedded template with one of llama-cpp-python's named formats
+    ("chatml", "llama-3", ...). ``temperature``/``seed`` are the judge's
+    sampling settings; a request's own non-zero temperature wins, and its
+    seed is mixed with the judge's, so a run's ``--seed`` changes sampling.
+
+    ``max_tokens`` fixes the output budget (default: derived from the
+    schema's bounds, ``tokens_per_char`` per string character).
+    ``grammar_mode="full"`` filters the whole vocabulary at every step, as
+    llama-cpp-python does (for comparison; same output, slower).
+    ``extra_buffers=None`` turns llama.cpp's CPU extra buffer types off on
+    AMX machines (see ``cpu.new_llama``). ``logit_bias`` is added to the logits
+    before each pick, never to verdict probabilities.
+    """
+
+    def __init__(self, model_path: str | os.PathLike[str], n_ctx: int | None = None,
+                 n_gpu_layers: int = -1, n_threads: int | None = None,
+                 chat_format: str | None = None, seed: int = 0, temperature: float = 0.0,
+                 verbose: bool = False, *, max_ctx: int = DEFAULT_MAX_CTX, n_batch: int = 512,
+                 max_tokens: int | None = None, tokens_per_char: int = TOKENS_PER_CHAR,
+                 grammar_mode: str = "check-first", n_threads_batch: int | None = None,
+                 extra_buffers: bool | None = None,
+                 logit_bias: dict[int, float] | None = None) -> None:
+        self.path = Path(model_path)
+        self.meta = read_gguf_metadata(self.path)  # ModelError before llama.cpp sees it
+        self.name = self.path.name
+        self.seed = int(seed)
+        self.temperature = float(temperature)
+        self.max_tokens = max_tokens
+        self.tokens_per_char = tokens_per_char
+        if grammar_mode not in ("check-first", "full"):
+            raise ValueError("grammar_mode must be 'check-first' or 'full'")
+        self.grammar_mode = grammar_mode
+        self._lock = threading.RLock()
+        # Added to the logits before each pick (not to verdict probabilities).
+        self.logit_bias = {int(k): float(v) for k, v in (logit_bias or {}).items()}
+        self._bias_ids = np.array(list(self.logit_bias), dtype=np.int64)
+        self._bias_vals = np.array(list(self.logit_bias.values()), dtype=np.float32)
+
+        trained = int(self.meta.get("context_length") or 0) or max_ctx
+        self.n_ctx = int(n_ctx) if n_ctx else min(trained, max_ctx)
+        threads = int(n_threads) if n_threads else available_cores()
+        threads_batch = int(n_threads_batch) if n_threads_batch else threads
+
+        import llama_cpp
+
+        self._lc = llama_cpp
+        if n_gpu_layers != 0 and not llama_cpp.llama_supports_gpu_offload():
+            n_gpu_layers = 0
+        self.n_gpu_layers = n_gpu_layers
+        self.n_threads = threads
+        self.n_threads_batch = threads_batch
+        if extra_buffers is None:
+            extra_buffers = not has_amx()
+        self.extra_buffers = extra_buffers
+        try:
+            self._llm = new_llama(
+                extra_buffers,
+                model_path=str(self.path), n_ctx=self.n_ctx, n_batch=min(n_batch, self.n_ctx),
+                n_gpu_layers=n_gpu_layers, n_threads=threads, n_threads_batch=threads_batch,
+                seed=self.seed, logits_all=False, verbose=verbose,
+            )
+        except (ValueError, RuntimeError, OSError) as e:
+            raise ModelError(f"{self.path}: llama.cpp could not load the model ({e})") from None
+
+        self._init_sampler()
+        self._setup_chat(chat_format)
+        self.model_sha256 = file_sha256(self.path, hash_memo_path())
+        self.fingerprint = self._fingerprint()
+
+    # -- identity -----------------------------------------------------------------
+    def _fingerprint(self) -> str:
+        import hashlib
+
+        ident = {
+            "model_sha256": self.model_sha256,
+            "chat": self.chat_format or "gguf",
+            "template_sha256": hashlib.sha256(self._template_text.encode()).hexdigest(),
+            "temperature": self.temperature,
+            "seed": self.seed,
+            "generation": GENERATION_VERSION,
+            "logit_bias": sorted(self.logit_bias.items()),
+        }
+        return hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()
+
+    def signature(self) -> dict[str, Any]:
+        """What the run summary records about this judge."""
+        return {
+            "judge": self.name, "sha256": self.model_sha256, "fingerprint": self.fingerprint,
+            "architecture": self.meta.get("architecture"), "file_type": self.meta.get("file_type"),
+            "parameters": self.meta.get("parameters"), "n_ctx": self.n_ctx,
+            "chat_format": self.chat_format or "gguf", "temperature": self.temperature,
+            "seed": self.seed,
+        }
+
+    # -- the Judge protocol ------------------------------------------------------------
+    def _sampling(self, request: JudgeRequest) -> tuple[float, int]:
+        temp = request.temperature if request.temperature > 0 else self.temperature
+        seed = (self.seed * 1_000_003 + int(request.seed)) & 0xFFFFFFFF
+        return temp, seed
+
+    def ask(self, request: JudgeRequest) -> JudgeReply:
+        with self._lock:
+            return self._ask(request)
+
+    def _ask(self, request: JudgeRequest) -> JudgeReply:
+        t0 = time.perf_counter()
+        schema = request.schema
+        gbnf = schema_to_gbnf(schema)
+        values = allowed_values(schema, request.prob_field) if request.prob_field else None
+        prompt = self.prompt_tokens(request.messages)
+        P = len(prompt)
+        room = self.n_ctx - P
+        if room < 1:
+            raise JudgeCallError(f"prompt is {P} tokens, longer than the judge context of "
+                                 f"{self.n_ctx} tokens")
+        budget = min(self.max_tokens or max_tokens_for(schema, self.tokens_per_char), room)
+        temp, seed = self._sampling(request)
+        usage = Usage()
+        gen = None
+        for attempt in range(2):
+            gen = self.generate(prompt, gbnf, budget, temperature=temp, seed=seed)
+            usage.calls += 1
+            usage.prompt_tokens += gen.prompt_tokens
+            usage.reused_tokens += gen.reused_tokens
+            usage.generated_tokens += len(gen.tokens)
+            if gen.stop == "eos" or is_json(gen.raw):
+                break
+            if attempt == 0 and budget < room:
+                budget = min(2 * budget, room)
+                continue
+            extra = (f" (the context of {self.n_ctx} tokens is full)" if budget >= room else "")
+            raise truncation_error(len(gen.tokens), extra)
+        assert gen is not None
+        output = parse_reply(gen.raw, schema)
+        probs = None
+        if request.prob_field:
+            probs, p_usage = self._verdict_probs(prompt, gen, request.prob_field, values or [])
+            usage.prompt_tokens += p_usage.prompt_tokens
+            usage.reused_tokens += p_usage.reused_tokens
+        usage.seconds = time.perf_counter() - t0
+        return JudgeReply(output=output, raw=gen.text, usage=usage, probs=probs)
+
+    def close(self) -> None:
+        with self._lock:
+            self._free_grammars()
+            self._llm.close()
+
+    def __repr__(self) -> str:
+        return f"LlamaJudge({str(self.path)!r}, n_ctx={self.n_ctx})"
+

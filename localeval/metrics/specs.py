@@ -1,0 +1,191 @@
+"""Metric names and specs: the registry and the parser of ``--metrics`` text.
+
+``register`` makes a metric class findable by name; ``parse_metrics`` turns
+``"faithfulness,ndcg@10,answer_correctness:weights=0.5,0.5"`` into metric
+instances, converting each parameter to its field's type. The built-in
+families register themselves when first asked for, so ``localeval --help``
+imports none of them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from typing import Any, Sequence
+
+from localeval.errors import UsageError
+from localeval.metrics.base import Metric, Thresholded
+
+__all__ = ["register", "registry", "get_metric", "parse_metrics"]
+
+_REGISTRY: dict[str, type[Metric]] = {}
+
+
+def register(cls: type[Metric]) -> type[Metric]:
+    """Class decorator: make a metric available by name and aliases."""
+    for n in (cls.name, *cls.aliases):
+        if n in _REGISTRY and _REGISTRY[n] is not cls:
+            raise ValueError(f"metric name {n!r} registered twice")
+        _REGISTRY[n] = cls
+    return cls
+
+
+def registry() -> dict[str, type[Metric]]:
+    """Canonical name -> class for every registered metric (aliases excluded)."""
+    _load_builtin()
+    return {n: c for n, c in _REGISTRY.items() if c.name == n}
+
+
+def get_metric(name: str) -> type[Metric]:
+    _load_builtin()
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        known = ", ".join(sorted(registry()))
+        raise UsageError(f"unknown metric {name!r}; known metrics: {known}") from None
+
+
+def _load_builtin() -> None:
+    # Import the metric families for their @register side effects, lazily so
+    # that `localeval --help` stays fast.
+    import importlib
+
+    for mod in ("retrieval", "bleu", "rouge", "answer", "rag_context", "nvidia"):
+        try:
+            importlib.import_module(f"localeval.metrics.{mod}")
+        except ModuleNotFoundError as e:  # family not built yet
+            if e.name != f"localeval.metrics.{mod}":
+                raise
+
+
+# -- spec parsing ---------------------------------------------------------------
+def parse_metrics(spec: str | Sequence[str | Metric]) -> list[Metric]:
+    """Parse ``"faithfulness,ndcg@10,answer_correctness:weights=0.5,0.5"``.
+
+    Commas separate metrics, but a comma-separated token that is not a metric
+    name (a number, or ``key=value``) continues the previous metric's
+    parameters, so list-valued parameters need no quoting. ``;`` also
+    separates parameters.
+    """
+    if isinstance(spec, str):
+        items: list[str | Metric] = []
+        for tok in (t.strip() for t in spec.split(",")):
+            if not tok:
+                continue
+            head = tok.split(":", 1)[0].split("@", 1)[0]
+            if items and isinstance(items[-1], str) and ":" in items[-1] and (
+                "=" in tok and ":" not in tok or _is_number(tok)) and not _known(head):
+                items[-1] = f"{items[-1]},{tok}"
+            else:
+                items.append(tok)
+    else:
+        items = list(spec)
+    out: list[Metric] = []
+    for it in items:
+        out.append(it if isinstance(it, Metric) else _parse_one(it))
+    keys = [m.key for m in out]
+    dup = {k for k in keys if keys.count(k) > 1}
+    if dup:
+        raise UsageError(f"metric given twice: {', '.join(sorted(dup))}")
+    return out
+
+
+def _known(name: str) -> bool:
+    _load_builtin()
+    return name in _REGISTRY
+
+
+def _is_number(s: str) -> bool:
+    try:
+        float(s)
+        return True
+    except ValueError:
+        return False
+
+
+def _parse_one(text: str) -> Metric:
+    name, _, param_text = text.partition(":")
+    name, _, at = name.partition("@")
+    cls = get_metric(name.strip())
+    kwargs: dict[str, Any] = {}
+    if at:
+        if not cls.at_field:
+            raise UsageError(f"metric {cls.name!r} takes no @k")
+        kwargs[cls.at_field] = at
+    if param_text:
+        for key, raw in _split_params(param_text):
+            kwargs[key] = raw
+    hints = typing.get_type_hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    threshold = None
+    if "threshold" in kwargs and "threshold" not in fields:
+        try:
+            threshold = float(kwargs.pop("threshold"))
+        except ValueError:
+            raise UsageError(f"metric {cls.name!r}: threshold must be a number") from None
+    conv: dict[str, Any] = {}
+    for k, raw in kwargs.items():
+        if k not in fields:
+            raise UsageError(
+                f"metric {cls.name!r} has no parameter {k!r}; parameters: "
+                + (", ".join(fields) or "none"))
+        try:
+            conv[k] = _convert(raw, hints[k])
+        except (TypeError, ValueError) as e:
+            raise UsageError(f"metric {cls.name!r}: bad value {raw!r} for {k}: {e}") from None
+    try:
+        metric = cls(**conv)
+    except (TypeError, ValueError) as e:
+        raise UsageError(f"metric {cls.name!r}: {e}") from None
+    return Thresholded(metric, threshold) if threshold is not None else metric
+
+
+def _split_params(text: str) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    for tok in (t.strip() for t in text.replace(";", ",").split(",")):
+        if not tok:
+            continue
+        if "=" in tok:
+            k, v = tok.split("=", 1)
+            out.append((k.strip(), v.strip()))
+        elif out:
+            out[-1] = (out[-1][0], out[-1][1] + "," + tok)
+        else:
+            raise UsageError(f"bad metric parameter {tok!r}: expected key=value")
+    return out
+
+
+def _convert(raw: Any, hint: Any) -> Any:
+    if not isinstance(raw, str):
+        return raw
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
+        if raw.lower() in ("none", "null") and type(None) in args:
+            return None
+        for a in args:
+            if a is type(None):
+                continue
+            try:
+                return _convert(raw, a)
+            except (TypeError, ValueError):
+                continue
+        raise ValueError("no matching type")
+    if origin in (tuple, list):
+        inner = args[0] if args else str
+        vals = [_convert(x.strip(), inner) for x in raw.split(",") if x.strip()]
+        return tuple(vals) if origin is tuple else vals
+    if origin is typing.Literal:
+        for a in args:
+            if str(a) == raw:
+                return a
+        raise ValueError(f"expected one of {', '.join(map(str, args))}")
+    if hint is bool:
+        if raw.lower() in ("1", "true", "yes", "on"):
+            return True
+        if raw.lower() in ("0", "false", "no", "off"):
+            return False
+        raise ValueError("expected true or false")
+    if hint in (int, float, str):
+        return hint(raw)
+    return raw

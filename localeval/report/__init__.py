@@ -1,0 +1,24 @@
+"""Reporting a run: summary statistics and the signature, Markdown, the HTML
+report, and quality gates.
+
+The HTML report is built in three steps: ``view`` turns a summary and its
+records into plain data (with ``details`` for the judge's working and
+``histogram`` for the score plots), and ``html`` renders that with the
+templates into one self-contained page.
+"""
+
+from localeval.lazy import lazy_face
+
+_WHERE = {
+    "check_gates": ".gates",
+    "parse_gates": ".gates",
+    "signature": ".summary",
+    "signature_line": ".summary",
+    "summarize_metric": ".summary",
+    "summary_table": ".markdown",
+    "write_html_report": ".html",
+    "write_markdown_report": ".markdown",
+}
+
+__all__ = sorted(_WHERE)
+__getattr__, __dir__ = lazy_face(__name__, _WHERE)

@@ -1,0 +1,114 @@
+"""Score histograms as inline SVG geometry: bins, bars, ticks, the mean and its CI.
+
+Hand-written rather than matplotlib: matplotlib would be a ~40 MB dependency
+(plus a font-cache build on first import) for a dozen rectangles per metric,
+and its SVG output embeds glyph paths and styles that make each plot tens of
+kilobytes; ours is a few hundred bytes, crisp at any zoom, and styled by the
+page's own CSS. This module computes numbers only; the template draws them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+
+from localeval.report.numbers import plain_number
+
+__all__ = ["Histogram", "histogram", "tone", "is_bounded", "BINS"]
+
+#: Histogram bins for metrics bounded in [0, 1].
+BINS = 10
+
+
+def is_bounded(values: Sequence[float]) -> bool:
+    """True when every value lies in [0, 1] (fixed bins and score colours apply)."""
+    return bool(values) and all(0.0 <= v <= 1.0 for v in values)
+
+
+def tone(value: float | None, *, bounded: bool, lower_is_better: bool = False) -> str:
+    """CSS class for a score: red below 0.5, amber below 0.8, green above (in [0, 1])."""
+    if value is None:
+        return "none"
+    if not bounded:
+        return "plain"
+    v = 1.0 - value if lower_is_better else value
+    return "good" if v >= 0.8 else "mid" if v >= 0.5 else "bad"
+
+
+@dataclass
+class Histogram:
+    """Geometry of one inline-SVG histogram (all numbers; the template draws it)."""
+
+    width: int = 320
+    height: int = 150
+    left: int = 34
+    right: int = 10
+    top: int = 28
+    bottom: int = 26
+    bars: list[dict[str, Any]] = field(default_factory=list)
+    xticks: list[dict[str, Any]] = field(default_factory=list)
+    ymax: int = 0
+    mean_x: float | None = None
+    mean_anchor: str = "middle"
+    ci: tuple[float, float] | None = None
+    n: int = 0
+
+    @property
+    def plot_w(self) -> int:
+        return self.width - self.left - self.right
+
+    @property
+    def plot_h(self) -> int:
+        return self.height - self.top - self.bottom
+
+    @property
+    def base_y(self) -> int:
+        return self.top + self.plot_h
+
+
+def histogram(values: Sequence[float], *, mean: float | None = None,
+              ci: Sequence[float] | None = None, lower_is_better: bool = False) -> Histogram:
+    """Bin ``values`` (fixed [0, 1] bins for bounded metrics) and lay the bars out."""
+    h = Histogram(n=len(values))
+    bounded = is_bounded(values) or not values
+    if bounded:
+        lo, hi = 0.0, 1.0
+    else:
+        lo, hi = float(min(values)), float(max(values))
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+    counts, edges = np.histogram(np.asarray(values, dtype=float), bins=BINS, range=(lo, hi))
+    h.ymax = int(counts.max()) if counts.size else 0
+    span = hi - lo
+
+    def x_of(v: float) -> float:
+        return round(h.left + (v - lo) / span * h.plot_w, 2)
+
+    bw = h.plot_w / BINS
+    for i, c in enumerate(counts):
+        c = int(c)
+        bh = 0.0 if h.ymax == 0 else round(c / h.ymax * h.plot_h, 2)
+        mid = (edges[i] + edges[i + 1]) / 2
+        h.bars.append({
+            "x": round(h.left + i * bw + 1, 2), "w": round(bw - 2, 2),
+            "y": round(h.base_y - bh, 2), "h": bh, "count": c,
+            "label": f"{plain_number(float(edges[i]))}–{plain_number(float(edges[i + 1]))}: "
+                     f"{c} sample{'s' if c != 1 else ''}",
+            "tone": tone(float(mid), bounded=bounded, lower_is_better=lower_is_better),
+            "tx": round(h.left + i * bw + bw / 2, 2),
+        })
+    ticks = [lo, (lo + hi) / 2, hi]
+    h.xticks = [{"x": x_of(t), "text": f"{t:.3g}"} for t in ticks]
+    if mean is not None and lo <= mean <= hi:
+        h.mean_x = x_of(mean)
+        # keep the "mean 0.123" label inside the plot near either edge
+        f = (mean - lo) / span
+        h.mean_anchor = "start" if f < 0.2 else "end" if f > 0.8 else "middle"
+    if ci and ci[0] is not None and ci[1] is not None:
+        a, b = max(lo, ci[0]), min(hi, ci[1])
+        if a <= b:
+            h.ci = (x_of(a), max(x_of(b) - x_of(a), 1.0))
+    return h
+

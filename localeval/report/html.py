@@ -1,0 +1,73 @@
+"""The report people read: one self-contained HTML file per run.
+
+``report.html`` must open on an air-gapped laptop, in a mail attachment or a
+CI artefact viewer, so everything is inline: CSS and JS are embedded, plots
+are inline SVG, there are no fonts, images or scripts from anywhere else. A
+Content-Security-Policy meta tag pins that down (``default-src 'none'`` plus
+hashes of our own style and script), so even if a dataset string slipped
+through escaping it could neither run nor fetch anything.
+
+Escaping is Jinja's job (``autoescape=True``): every dataset or judge string
+reaches the template as plain data and is escaped on output. This module
+never builds HTML itself; ``view.build_view`` turns the summary and records
+into a small view model and the template renders that.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import jinja2
+from markupsafe import Markup
+
+from localeval.report.view import build_view
+
+__all__ = ["render_html", "write_html_report"]
+
+_TEMPLATES = "templates"
+
+
+def _env() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("localeval.report", _TEMPLATES),
+        autoescape=True,  # every dataset string is escaped; never turn this off
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+
+
+def _csp_hash(text: str) -> str:
+    return "sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode()
+
+
+def render_html(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
+                samples: Sequence[Mapping[str, Any]]) -> str:
+    """The whole report as one HTML string (UTF-8, no external references)."""
+    env = _env()
+    css = env.loader.get_source(env, "report.css")[0]  # type: ignore[union-attr]
+    js = env.loader.get_source(env, "report.js")[0]  # type: ignore[union-attr]
+    view = build_view(summary, records, samples)
+    # Our own CSS/JS are static package files, not data: they go in unescaped.
+    return env.get_template("report.html.j2").render(
+        v=view, css=Markup(css), js=Markup(js),
+        css_hash=_csp_hash(css), js_hash=_csp_hash(js))
+
+
+def write_html_report(out_dir: str | os.PathLike[str], summary: Mapping[str, Any],
+                      records: Sequence[Mapping[str, Any]],
+                      samples: Sequence[Mapping[str, Any]]) -> Path:
+    """Write ``out_dir/report.html`` (atomically) and return its path."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "report.html"
+    tmp = path.with_suffix(".html.tmp")
+    tmp.write_text(render_html(summary, records, samples), encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+

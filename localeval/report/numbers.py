@@ -1,0 +1,26 @@
+"""How numbers read in every report: fixed digits for means, short plain forms elsewhere."""
+
+from __future__ import annotations
+
+import math
+
+__all__ = ["fmt", "plain_number"]
+
+
+def fmt(v: float | None, digits: int = 4) -> str:
+    """A score with ``digits`` decimals; ``-`` when there is none."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "-"
+    return f"{v:.{digits}f}"
+
+
+def plain_number(v: float | int) -> str:
+    """Integers as integers, other numbers with up to 4 decimals (a grade, a bin edge)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int) or (isinstance(v, float) and v.is_integer() and abs(v) < 1e15):
+        return str(int(v))
+    if isinstance(v, float) and not math.isfinite(v):
+        return str(v)
+    # up to 4 decimals without trailing zeros: 0.75, 0.6363, 0.0012
+    return f"{v:.4f}".rstrip("0").rstrip(".") if abs(v) >= 1e-3 else f"{v:.3g}"

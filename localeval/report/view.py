@@ -1,0 +1,196 @@
+"""The report's view model: summary and records turned into the plain data the template shows.
+
+Per metric: mean, CI, tone, histogram and the worst samples; per sample: its
+inputs, its scores and the judge's working as nodes (``details.to_node``).
+Every string stays plain data here; the template escapes all of it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from localeval.report.details import to_node
+from localeval.report.histogram import histogram, is_bounded, tone
+from localeval.report.numbers import fmt, plain_number
+
+__all__ = ["build_view", "WORST_K"]
+
+#: How many samples the "worst samples" list shows per metric.
+WORST_K = 5
+
+
+def _excerpt(s: Any, n: int = 140) -> str:
+    s = " ".join(str(s or "").split())
+    return s if len(s) <= n else s[: n - 1] + "…"
+
+
+def _pair_samples(records: Sequence[Mapping[str, Any]],
+                  samples: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The sample for each record: by id, else by position (records may be fewer)."""
+    by_id: dict[Any, Mapping[str, Any]] = {}
+    for s in samples:
+        by_id.setdefault(s.get("id"), s)
+    out = []
+    for i, r in enumerate(records):
+        s = by_id.get(r.get("id"))
+        if s is None and i < len(samples):
+            s = samples[i]
+        out.append(s or {})
+    return out
+
+
+def _context_rows(sample: Mapping[str, Any]) -> list[dict[str, Any]]:
+    ctxs = sample.get("contexts") or []
+    ids = sample.get("retrieved_ids") or []
+    rel = sample.get("relevant_ids") or {}
+    if isinstance(rel, list):
+        rel = {k: 1 for k in rel}
+    rows = []
+    for i, c in enumerate(ctxs):
+        cid = ids[i] if len(ids) == len(ctxs) else None
+        grade = rel.get(cid) if cid is not None else None
+        rows.append({"text": c, "id": cid, "grade": None if grade is None else plain_number(grade)})
+    return rows
+
+
+def _id_rows(sample: Mapping[str, Any]) -> list[dict[str, Any]]:
+    rel = sample.get("relevant_ids") or {}
+    if isinstance(rel, list):
+        rel = {k: 1 for k in rel}
+    return [{"id": i, "grade": None if rel.get(i) is None else plain_number(rel[i])}
+            for i in (sample.get("retrieved_ids") or [])]
+
+
+def build_view(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
+               samples: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Everything the template shows, as plain data (the template escapes all of it)."""
+    mets: dict[str, Any] = dict(summary.get("metrics") or {})
+    # metrics that appear only in records (an interrupted summary) still get a column
+    for r in records:
+        for k in r.get("scores") or {}:
+            mets.setdefault(k, {"mean": None, "ci95": None, "n": 0, "unscored": 0})
+    keys = list(mets)
+    paired = _pair_samples(records, samples)
+    columns: dict[str, list[tuple[int, float]]] = {k: [] for k in keys}
+    for i, r in enumerate(records):
+        for k, v in (r.get("scores") or {}).items():
+            if v is not None and k in columns:
+                columns[k].append((i, float(v)))
+
+    metrics_view = []
+    for k in keys:
+        e = mets[k]
+        lib = bool(e.get("lower_is_better"))
+        vals = [v for _, v in columns[k]]
+        bounded = is_bounded(vals) or (not vals and e.get("mean") is not None
+                                     and 0 <= e["mean"] <= 1)
+        ci = e.get("ci95")
+        # perfect scores are never "worst": a metric where all but two samples
+        # score 1.0 lists those two, not three perfect ones besides
+        perfect = (0.0 if lib else 1.0) if bounded else None
+        worst = sorted((t for t in columns[k] if t[1] != perfect),
+                       key=lambda t: ((-t[1] if lib else t[1]), t[0]))[:WORST_K]
+        reasons = e.get("unscored_reasons") or {}
+        metrics_view.append({
+            "key": k,
+            "anchor": f"m-{len(metrics_view)}",
+            "lower_is_better": lib,
+            "mean": fmt(e.get("mean")),
+            "mean_short": fmt(e.get("mean"), 3),
+            "mean_tone": tone(e.get("mean"), bounded=bounded, lower_is_better=lib),
+            "ci": f"[{fmt(ci[0], 3)}, {fmt(ci[1], 3)}]" if ci else "–",
+            "n": e.get("n", len(vals)),
+            "unscored": e.get("unscored", 0),
+            "reasons": [{"text": str(t), "count": c} for t, c in reasons.items()],
+            "extra": _extras(e),
+            "hist": histogram(vals, mean=e.get("mean"), ci=ci, lower_is_better=lib),
+            "worst": [{
+                "index": i, "anchor": f"s-{i}", "id": str(records[i].get("id", i)),
+                "value": fmt(v, 3),
+                "tone": tone(v, bounded=bounded, lower_is_better=lib),
+                "question": _excerpt(paired[i].get("question")),
+            } for i, v in worst],
+            "bounded": bounded,
+        })
+    mview = {m["key"]: m for m in metrics_view}
+
+    sample_views = []
+    for i, (r, s) in enumerate(zip(records, paired, strict=True)):
+        scores = r.get("scores") or {}
+        errors = r.get("errors") or {}
+        details = r.get("details") or {}
+        rows = []
+        for k in keys:
+            if k not in scores and k not in errors and k not in details:
+                continue
+            v = scores.get(k)
+            m = mview[k]
+            rows.append({
+                "key": k,
+                "value": fmt(v, 3) if v is not None else "–",
+                "tone": tone(v, bounded=m["bounded"], lower_is_better=m["lower_is_better"]),
+                "error": errors.get(k) if v is None else None,
+                "working": to_node(details[k], k) if k in details and details[k] else None,
+            })
+        extra = {k: v for k, v in s.items() if k not in (
+            "id", "question", "answer", "contexts", "reference", "retrieved_ids",
+            "relevant_ids", "metadata")}
+        sample_views.append({
+            "index": i, "anchor": f"s-{i}", "id": str(r.get("id", s.get("id", i))),
+            "question": s.get("question"), "answer": s.get("answer"),
+            "reference": s.get("reference"), "contexts": _context_rows(s),
+            "retrieved": _id_rows(s) if not (s.get("contexts") and len(
+                s.get("retrieved_ids") or []) == len(s.get("contexts") or [])) else [],
+            "metadata": to_node(s["metadata"]) if s.get("metadata") else None,
+            "extra": to_node(extra) if extra else None,
+            "excerpt": _excerpt(s.get("question"), 110),
+            "rows": rows,
+            "unscored": any(row["error"] is not None or row["value"] == "–" for row in rows),
+            "known": bool(s),
+        })
+
+    sig = summary.get("signature") or {}
+    usage = summary.get("usage") or {}
+    return {
+        "title": "localeval report",
+        "n_samples": summary.get("n_samples", len(records)),
+        "n_records": len(records),
+        "metrics": metrics_view,
+        "samples": sample_views,
+        "signature_line": summary.get("signature_line") or "",
+        "signature": [(k, "–" if val is None else str(val)) for k, val in sig.items()
+                      if k != "prompts"],
+        "prompts": sorted((str(k), str(val)) for k, val in (sig.get("prompts") or {}).items()),
+        "usage": _usage_rows(usage),
+        "notes": [str(n) for n in summary.get("notes") or []],
+        "interrupted": summary.get("interrupted"),
+        "missing_samples": sum(1 for s in paired if not s),
+    }
+
+
+def _extras(e: Mapping[str, Any]) -> list[str]:
+    """Repeat statistics, when the run used --repeats."""
+    out = []
+    if e.get("run_means"):
+        out.append("run means " + ", ".join(fmt(x, 3) for x in e["run_means"]))
+    if e.get("run_spread") is not None:
+        out.append(f"spread across runs {fmt(e['run_spread'], 4)}")
+    if e.get("mean_sample_std") is not None:
+        out.append(f"mean per-sample std {fmt(e['mean_sample_std'], 4)}")
+    return out
+
+
+def _usage_rows(u: Mapping[str, Any]) -> list[tuple[str, str]]:
+    if not u or not u.get("calls"):
+        return []
+    evaluated = u.get("evaluated_tokens",
+                      u.get("prompt_tokens", 0) - u.get("reused_tokens", 0))
+    rows = [("judge calls", str(u.get("calls", 0))),
+            ("from cache", str(u.get("cache_hits", 0))),
+            ("prompt tokens", f"{u.get('prompt_tokens', 0):,}"),
+            ("reused (KV prefix)", f"{u.get('reused_tokens', 0):,}"),
+            ("evaluated", f"{evaluated:,}"),
+            ("generated tokens", f"{u.get('generated_tokens', 0):,}"),
+            ("judge time", f"{float(u.get('seconds', 0.0)):.1f} s")]
+    return rows
+

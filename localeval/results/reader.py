@@ -1,0 +1,47 @@
+"""Reading a run folder back (``localeval report DIR``), with one clear error on bad files."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Iterable
+
+from localeval.errors import DataError
+from localeval.results.files import RESULTS_FILE, SUMMARY_FILE
+
+__all__ = ["read_run"]
+
+
+def read_run(out_dir: str | os.PathLike[str]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Read ``summary.json`` and ``results.jsonl`` from a results directory.
+
+    Raises DataError naming the file and line on anything unreadable, so
+    ``localeval report DIR`` fails with one clear message.
+    """
+    d = Path(out_dir)
+    sp, rp = d / SUMMARY_FILE, d / RESULTS_FILE
+    for p in (sp, rp):
+        if not p.is_file():
+            raise DataError(f"not found (is {d} a localeval results directory?)", file=str(p))
+    try:
+        summary = json.loads(sp.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise DataError(f"not valid JSON: {e}", file=str(sp)) from None
+    if not isinstance(summary, dict) or not isinstance(summary.get("metrics"), dict):
+        raise DataError("no 'metrics' object", file=str(sp))
+    records = list(_read_records(rp))
+    return summary, records
+
+
+def _read_records(path: Path) -> Iterable[dict[str, Any]]:
+    from localeval.dataset import read_jsonl_rows
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise DataError(f"not valid UTF-8: {e}", file=str(path)) from None
+    for n, obj in read_jsonl_rows(text, path):
+        if "id" not in obj:
+            raise DataError("expected an object with an 'id'", file=str(path), row=n)
+        yield obj

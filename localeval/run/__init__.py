@@ -1,0 +1,27 @@
+"""Running an evaluation: ``evaluate()`` and what it is built from.
+
+- ``runner``: ``evaluate()`` itself (validate, batch the cheap metrics,
+  score sample by sample, aggregate, write the run folder).
+- ``wiring``: from the judge / embedder / cache a caller named to loaded ones.
+- ``scoring``: one sample's model metrics back to back; ``MetricObserver``.
+- ``strategies``: single process, worker processes, judge-pool threads;
+  ``ray``: Ray actors; ``workers``: the set-up worker processes and actors share.
+- ``aggregate``: the summary; ``result``: ``EvaluationResult``; ``progress``: the bar.
+"""
+
+from localeval.lazy import lazy_face
+
+_WHERE = {
+    "CRASH_HOOK_ENV": ".ray",
+    "EvaluationResult": ".result",
+    "MetricObserver": ".scoring",
+    "evaluate": ".runner",
+    "missing_reason": ".scoring",
+    "open_cache": ".wiring",
+    "resolve_embedder": ".wiring",
+    "resolve_judge": ".wiring",
+    "score_metric": ".scoring",
+}
+
+__all__ = sorted(_WHERE)
+__getattr__, __dir__ = lazy_face(__name__, _WHERE)

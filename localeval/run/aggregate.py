@@ -1,0 +1,56 @@
+"""The run's summary: per-metric statistics, repeat spread, the signature and judge usage.
+
+This is what ``summary.json`` holds; ``report.summarize_metric`` does the
+statistics of one metric, this adds what only the run knows (corpus-level
+values, per-repeat means, the models and prompts that produced the numbers).
+"""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any, Mapping, Sequence
+
+from localeval.metrics import Context, Metric
+from localeval.report import signature, signature_line, summarize_metric
+from localeval.types import Score
+
+__all__ = ["build_summary"]
+
+
+def build_summary(chosen: Sequence[Metric], scores: Sequence[Mapping[str, Score]], ctx: Context,
+                  seed: int, verdicts: str, lang: str, repeats: int, version: str,
+                  notes: list[str]) -> dict[str, Any]:
+    """The summary of ``scores`` (one mapping per finished sample) for the metrics ``chosen``."""
+    metrics: dict[str, Any] = {}
+    for m in chosen:
+        col = [sc[m.key] for sc in scores if m.key in sc]
+        entry = summarize_metric(col, seed=seed)
+        corpus = getattr(m, "corpus_from_scores", None)
+        if corpus is not None and entry["n"]:
+            # corpus-level statistic (BLEU sums n-gram counts; not the mean of sentence BLEU)
+            entry["corpus"] = corpus(col).value
+        if repeats > 1 and m.uses_judge:
+            entry.update(_repeat_stats(col, repeats))
+        if m.lower_is_better:
+            entry["lower_is_better"] = True
+        metrics[m.key] = entry
+    sig = signature(version=version, judge=ctx.judge, embedder=ctx.embedder, seed=seed,
+                    prompts=ctx.prompt_versions, verdicts=verdicts, lang=lang, repeats=repeats)
+    out = {"metrics": metrics, "n_samples": len(scores), "signature": sig,
+           "signature_line": signature_line(sig), "usage": ctx.usage.to_dict()}
+    if notes:
+        out["notes"] = notes
+    return out
+
+
+def _repeat_stats(col: Sequence[Score], repeats: int) -> dict[str, Any]:
+    """Per-run means from each sample's per-repeat values, their spread, the mean sample std."""
+    runs = [[sc.details["repeats"][r] for sc in col
+             if sc.details.get("repeats") and sc.details["repeats"][r] is not None]
+            for r in range(repeats)]
+    means = [sum(v) / len(v) for v in runs if v]
+    sds = [sc.details.get("std") for sc in col]
+    sds = [x for x in sds if x is not None]
+    return {"run_means": means,
+            "run_spread": statistics.pstdev(means) if len(means) > 1 else 0.0,
+            "mean_sample_std": sum(sds) / len(sds) if sds else None}

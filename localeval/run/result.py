@@ -1,0 +1,64 @@
+"""What ``evaluate`` returns: per-sample scores and the summary, in the shapes RAGAS users expect."""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from localeval.metrics import Metric
+from localeval.results import RunWriter, sample_record
+from localeval.types import Sample, Score
+
+__all__ = ["EvaluationResult"]
+
+
+@dataclass
+class EvaluationResult:
+    """Per-sample scores, the summary, and conversions RAGAS users expect."""
+
+    samples: list[Sample]
+    metrics: list[Metric]
+    scores: list[dict[str, Score]]
+    summary: dict[str, Any]
+    warnings: list[str] = field(default_factory=list)
+
+    def __getitem__(self, key: str) -> float | None:
+        return self.summary["metrics"][key]["mean"]
+
+    def means(self) -> dict[str, float | None]:
+        return {k: v["mean"] for k, v in self.summary["metrics"].items()}
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"'{k}': {'nan' if v is None else round(v, 4)}"
+                          for k, v in self.means().items())
+        return "{" + inner + "}"
+
+    def records(self) -> list[dict[str, Any]]:
+        """The ``results.jsonl`` lines, one per sample."""
+        return [sample_record(s, sc) for s, sc in zip(self.samples, self.scores)]
+
+    def to_pandas(self) -> Any:
+        """One row per sample: the inputs, then one column per metric (NaN when unscored)."""
+        import pandas as pd
+
+        rows = []
+        for s, sc in zip(self.samples, self.scores):
+            row: dict[str, Any] = {"id": s.id, "user_input": s.question,
+                                   "retrieved_contexts": s.contexts, "response": s.answer,
+                                   "reference": s.reference}
+            for m in self.metrics:
+                v = sc[m.key].value if m.key in sc else None
+                row[m.key] = math.nan if v is None else v
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def save(self, out_dir: str | os.PathLike[str]) -> Path:
+        """Write ``results.jsonl`` and ``summary.json`` to ``out_dir``, as a run with ``out_dir`` does."""
+        writer = RunWriter(out_dir)
+        for r in self.records():
+            writer.write(r)
+        writer.close(self.summary)
+        return writer.dir

@@ -1,0 +1,203 @@
+"""``evaluate()``: validate -> batch the cheap work -> judge sample by sample -> aggregate.
+
+Order matters for speed on a local judge: non-model metrics run vectorised
+over the whole dataset first; every text the embedding metrics need is
+embedded in one batched pass; then each sample's judge calls run back to
+back so llama.cpp reuses the sample's KV prefix across metrics. Each sample's
+line is written to ``results.jsonl`` as soon as it is finished, so an
+interrupted run leaves valid files, and the judge cache makes a restart
+repeat no finished call.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from localeval.dataset import Dataset, check_required, load_dataset
+from localeval.errors import UsageError
+from localeval.judge import Judge
+from localeval.metrics import Context, Metric, NoJudge, parse_metrics
+from localeval.results import RunWriter, sample_record
+from localeval.run.aggregate import build_summary
+from localeval.run.result import EvaluationResult
+from localeval.run.scoring import MetricObserver, missing_reason
+from localeval.run.strategies import score_stream
+from localeval.run.wiring import open_cache, resolve_embedder, resolve_judge
+from localeval.types import Sample, Score
+
+__all__ = ["evaluate", "DEFAULT_METRICS"]
+
+#: What ``evaluate`` runs when no metrics are named: every one the data supports.
+DEFAULT_METRICS = (
+    "faithfulness", "answer_relevancy", "context_precision", "context_recall",
+    "answer_correctness", "answer_similarity",
+    "hit_rate@5", "mrr", "ndcg@10", "rougeL",
+)
+
+
+def evaluate(
+    data: Any,
+    metrics: str | Sequence[str | Metric] | None = None,
+    *,
+    judge: Judge | str | os.PathLike[str] | None | bool = None,
+    embedder: Any = None,
+    columns: Iterable[str] | Mapping[str, str] | None = None,
+    lang: str = "auto",
+    seed: int = 0,
+    temperature: float | None = None,
+    verdicts: str = "hard",
+    repeats: int = 1,
+    cache: Any = True,
+    device: str = "auto",
+    judge_options: Mapping[str, Any] | None = None,
+    workers: int = 1,
+    ray: str | bool | None = None,
+    ray_actors: int | None = None,
+    out_dir: str | os.PathLike[str] | None = None,
+    progress: bool | None = None,
+    on_warning: Callable[[str], None] | None = None,
+    observer: MetricObserver | None = None,
+) -> EvaluationResult:
+    """Evaluate ``data`` with ``metrics`` and return per-sample scores and a summary.
+
+    ``judge``: a Judge, a GGUF path, an ``http(s)://`` URL, None (the single
+    GGUF in ``models/`` if there is one) or False (judge metrics unscored).
+    ``embedder``: an Embedder, a directory or model name, None (the default
+    all-MiniLM-L6-v2) or False. ``cache``: True (``$LOCALEVAL_CACHE`` or
+    ~/.cache/localeval), a path, a ``Cache`` or False. With ``out_dir`` the
+    results are written while the run progresses. ``judge_options`` go to
+    the llama.cpp judge (n_ctx, n_gpu_layers, n_threads, chat_format,
+    judge_model). ``workers`` > 1 scores samples in that many processes, each
+    loading its own judge (give the judge as a path, name or URL).
+    ``ray``: a Ray address ("auto" or True: the running cluster, else a local
+    one) to score samples on ``ray_actors`` Ray actors instead (see
+    docs/scale-out.md). A judge that is a ``JudgePool`` (several URLs) scores
+    ``pool.capacity`` samples at once in threads. ``observer`` (a
+    ``MetricObserver``) is told when each model metric of each sample starts
+    and finishes, with its wall time: for benchmarks and judge-call
+    attribution; it needs the samples scored in this process (not with
+    ``workers`` or ``ray``).
+    """
+    from localeval.config import get_config
+
+    cfg = get_config()
+    judge = cfg.judge if judge is None else judge
+    embedder = cfg.embedder if embedder is None else embedder
+    judge_options = {**cfg.judge_options, **(judge_options or {})}
+    if verdicts not in ("hard", "soft"):
+        raise UsageError(f"verdicts must be 'hard' or 'soft', not {verdicts!r}")
+    if repeats < 1:
+        raise UsageError("repeats must be at least 1")
+    if observer is not None and (workers > 1 or ray):
+        raise UsageError("an observer sees only samples scored in this process: "
+                         "it cannot be combined with workers or ray")
+    from localeval.version import __version__
+
+    ds = load_dataset(data, columns=columns)
+    chosen = _choose_metrics(metrics, ds)
+    check_required(ds, {m.key: m.requires for m in chosen})
+    notes: list[str] = []
+    warn = on_warning or (lambda msg: warnings.warn(msg, stacklevel=3))
+
+    store = open_cache(cache)
+    need_judge = any(m.uses_judge for m in chosen)
+    need_embed = any(m.uses_embedder for m in chosen)
+    if workers < 1:
+        raise UsageError("workers must be at least 1")
+    pooled = workers > 1 or bool(ray)
+    # With a pool, each worker loads its own judge; the parent loads none.
+    the_judge = resolve_judge(judge, store, judge_options) if need_judge and not pooled else None
+    if need_judge and the_judge is None and not pooled:
+        notes.append(str(NoJudge()))
+    the_embedder = resolve_embedder(embedder, store, device) if need_embed else None
+    if the_embedder is not None:
+        from localeval.embed import warn_if_language_mismatch
+
+        texts = [t for s in ds for t in (s.question, s.answer, s.reference) if t]
+        msg = warn_if_language_mismatch(the_embedder, texts)
+        if msg:
+            notes.append(msg)
+    for n in notes:
+        warn(n)
+
+    if temperature is None:
+        # Repeats with greedy decoding would be identical: sample instead.
+        temperature = 0.7 if repeats > 1 else 0.0
+    elif repeats > 1 and temperature == 0.0:
+        warn("--repeats with temperature 0 gives identical runs; set --temperature > 0")
+    ctx = Context(judge=the_judge, embedder=the_embedder, lang=lang, seed=seed,
+                  temperature=temperature, verdicts=verdicts)
+
+    samples = ds.samples
+    scores: list[dict[str, Score]] = [{} for _ in samples]
+    batch_metrics = [m for m in chosen if not (m.uses_judge or m.uses_embedder)]
+    model_metrics = [m for m in chosen if m.uses_judge or m.uses_embedder]
+
+    # 1. cheap metrics, vectorised over the dataset
+    for m in batch_metrics:
+        idx = [i for i, s in enumerate(samples) if not m.missing_fields(s)]
+        for i, sc in zip(idx, m.score_batch([samples[i] for i in idx], ctx)):
+            scores[i][m.key] = sc
+
+    # 2. every text the embedding metrics need, embedded once in large batches
+    if the_embedder is not None:
+        texts = {t for s in samples for m in model_metrics if m.uses_embedder
+                 for t in m.texts_to_embed(s)}
+        if texts and hasattr(the_embedder, "prefetch"):
+            the_embedder.prefetch(sorted(texts))
+
+    # 3. judge work, sample by sample so calls sharing a prefix run back to back
+    writer = RunWriter(out_dir) if out_dir is not None else None
+    bar = None
+    finished = 0
+    try:
+        from localeval.run.progress import RunProgress
+
+        bar = RunProgress(len(samples), enabled=progress)
+        stream = score_stream(samples, model_metrics, ctx, repeats, judge=judge,
+                              judge_options=judge_options, embedder=embedder, store=store,
+                              device=device, workers=workers, ray=ray, ray_actors=ray_actors,
+                              observer=observer)
+        for i, (s, model_scores) in enumerate(zip(samples, stream)):
+            scores[i].update(model_scores)
+            scores[i] = {m.key: scores[i].get(m.key) or Score.unscored(missing_reason(m, s))
+                         for m in chosen}
+            if writer:
+                writer.write(sample_record(s, scores[i]))
+            finished = i + 1
+            bar.update(ctx.usage)
+    finally:
+        if bar:
+            bar.close()
+        interrupted = finished < len(samples)
+        done = samples[:finished] if interrupted else samples
+        summary = build_summary(chosen, scores[: len(done)], ctx, seed, verdicts, lang,
+                                repeats, __version__, notes)
+        if interrupted:
+            summary["interrupted"] = {"finished": finished, "total": len(samples)}
+        if writer:
+            writer.close(summary)
+            _write_reports(writer.dir, summary, done, scores[: len(done)])
+    return EvaluationResult(list(done), chosen, scores[: len(done)], summary, notes)
+
+
+def _write_reports(out: Path, summary: Mapping[str, Any], samples: Sequence[Sample],
+                   scores: Sequence[Mapping[str, Score]]) -> None:
+    """report.html (self-contained) and summary.md next to the results."""
+    from localeval.report import write_html_report, write_markdown_report
+
+    records = [sample_record(s, sc) for s, sc in zip(samples, scores)]
+    write_html_report(out, dict(summary), records, [s.to_dict() for s in samples])
+    write_markdown_report(out, dict(summary))
+
+
+def _choose_metrics(metrics: Any, ds: Dataset) -> list[Metric]:
+    if metrics:
+        return parse_metrics(metrics)
+    chosen = parse_metrics(",".join(DEFAULT_METRICS))
+    return [m for m in chosen if all(f in ds.columns for f in m.requires)]
+
+

@@ -1,0 +1,94 @@
+"""Scoring one sample: its model metrics back to back, failures recorded as unscored.
+
+Every execution strategy (one process, worker processes, judge-pool threads,
+Ray actors) scores a sample through ``score_sample``, and the RAGAS-style
+metric objects score through ``score_metric``, so a judge failure means the
+same unscored reason wherever it happens.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from typing import Protocol, Sequence
+
+from localeval.errors import JudgeCallError
+from localeval.metrics import Context, Metric, NoEmbedder, NoJudge
+from localeval.types import Sample, Score
+
+__all__ = ["MetricObserver", "missing_reason", "score_metric", "score_sample"]
+
+
+class MetricObserver(Protocol):
+    """Told when each model metric of a sample starts and ends: to time it or attribute judge calls.
+
+    Pass one as ``evaluate(..., observer=...)``. ``started`` comes just
+    before the metric asks the judge or embedder (all its repeats included),
+    ``finished`` right after, with the wall seconds in between. Metrics a
+    sample lacks the fields for, and metrics that use no model, are not
+    observed. With a judge pool the calls come from several threads at once.
+    """
+
+    def started(self, sample: Sample, metric: Metric) -> None: ...
+
+    def finished(self, sample: Sample, metric: Metric, score: Score, seconds: float) -> None: ...
+
+
+def missing_reason(m: Metric, s: Sample) -> str:
+    """The unscored reason for a metric the sample lacks fields for (or that never ran)."""
+    missing = m.missing_fields(s)
+    return "missing " + ", ".join(missing) if missing else "not computed"
+
+
+def score_metric(m: Metric, s: Sample, ctx: Context) -> Score:
+    """``m.score``, with a failed judge call or a missing model giving an unscored Score."""
+    try:
+        return m.score(s, ctx)
+    except (JudgeCallError, NoJudge, NoEmbedder) as e:
+        return Score.unscored(str(e))
+
+
+def score_sample(s: Sample, model_metrics: Sequence[Metric], ctx: Context, repeats: int,
+                 observer: MetricObserver | None = None) -> dict[str, Score]:
+    """All model metrics of one sample, back to back (they share the KV prefix).
+
+    Steps whose prompt does not start with the sample block (answer_relevancy
+    must not see the question it is to regenerate) go first: the change of
+    sample breaks the prefix then anyway, so they cost no reuse.
+    """
+    ctx.begin_sample()
+    ordered = sorted(model_metrics, key=lambda m: getattr(m, "shares_sample_prefix", True))
+    return {m.key: _observed(m, s, ctx, repeats, observer) for m in ordered}
+
+
+def _observed(m: Metric, s: Sample, ctx: Context, repeats: int,
+              observer: MetricObserver | None) -> Score:
+    if observer is None or m.missing_fields(s):
+        return _score_repeated(m, s, ctx, repeats)
+    observer.started(s, m)
+    t0 = time.perf_counter()
+    score = _score_repeated(m, s, ctx, repeats)
+    observer.finished(s, m, score, time.perf_counter() - t0)
+    return score
+
+
+def _score_repeated(m: Metric, s: Sample, ctx: Context, repeats: int) -> Score:
+    """One metric of one sample; judge metrics ``repeats`` times with seeds seed, seed+1, ..."""
+    if m.missing_fields(s):
+        return Score.unscored(missing_reason(m, s))
+    if not m.uses_judge or repeats == 1:
+        return score_metric(m, s, ctx)
+    seed = ctx.seed
+    results = []
+    for r in range(repeats):
+        ctx.seed = seed + r
+        ctx.begin_sample()
+        results.append(score_metric(m, s, ctx))
+    ctx.seed = seed
+    vals = [r.value for r in results if r.value is not None]
+    if not vals:
+        return results[0]
+    details = dict(results[0].details)
+    details["repeats"] = [r.value for r in results]
+    details["std"] = statistics.pstdev(vals) if len(vals) > 1 else 0.0
+    return Score(sum(vals) / len(vals), None, details)

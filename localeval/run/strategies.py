@@ -1,0 +1,125 @@
+"""Where samples are scored: in this process, in worker processes, in judge-pool threads or on Ray.
+
+Every strategy yields each sample's model scores in input order and merges
+usage and prompt versions into the driver's ``Context`` in that order, so
+``evaluate`` writes the same ``results.jsonl`` and summary whichever runs.
+``score_stream`` picks one; Ray's lives in ``run.ray``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Sequence
+
+from localeval.metrics import Context, Metric
+from localeval.run.scoring import MetricObserver, score_sample
+from localeval.run.wiring import open_cache
+from localeval.run.workers import SampleScorer, ScoredSample, WorkerSpec
+from localeval.types import Sample, Score
+
+__all__ = ["score_stream", "pool_capacity"]
+
+
+def score_stream(samples: Sequence[Sample], metrics: Sequence[Metric], ctx: Context,
+                 repeats: int, *, judge: Any, judge_options: dict[str, Any] | None,
+                 embedder: Any, store: Any, device: str, workers: int,
+                 ray: str | bool | None, ray_actors: int | None,
+                 observer: MetricObserver | None) -> Iterator[dict[str, Score]]:
+    """The model scores of each sample, in order, from the strategy the run asked for.
+
+    ``judge`` and ``embedder`` are as the caller named them (workers load
+    their own); ``ctx`` holds the driver's loaded ones.
+    """
+    if ray and metrics:
+        from localeval.run.ray import ray_stream
+
+        return ray_stream(samples, metrics, ctx, judge, judge_options, embedder,
+                          str(store.path) if store is not None else None, device,
+                          repeats, address=ray, num_actors=ray_actors)
+    if workers > 1 and metrics:
+        return process_stream(samples, metrics, ctx, judge, judge_options, embedder, store,
+                              device, repeats, workers)
+    if metrics and pool_capacity(ctx.judge) > 1:
+        return threaded_stream(samples, metrics, ctx, repeats, pool_capacity(ctx.judge),
+                               observer)
+    return (score_sample(s, metrics, ctx, repeats, observer) for s in samples)
+
+
+# -- several judge processes ------------------------------------------------------------
+_SCORER: SampleScorer | None = None
+
+
+def _start_worker(spec: WorkerSpec, cache_path: str | None) -> None:
+    global _SCORER
+    _SCORER = SampleScorer(spec, open_cache(cache_path if cache_path else False))
+
+
+def _score_in_worker(s: Sample) -> ScoredSample:
+    assert _SCORER is not None, "worker not started"
+    return _SCORER.score(s)
+
+
+def process_stream(samples: Sequence[Sample], metrics: Sequence[Metric], ctx: Context,
+                   judge: Any, judge_options: dict[str, Any] | None, embedder: Any, store: Any,
+                   device: str, repeats: int, workers: int) -> Iterator[dict[str, Score]]:
+    """Score samples in ``workers`` processes, each with its own model; yield in order.
+
+    Judge and embedder must be given as paths or names (each process loads
+    its own copy); the cache file is shared safely (SQLite WAL).
+    """
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    spec = WorkerSpec.for_run(judge, judge_options, embedder, device, metrics, repeats, ctx,
+                              flag="--workers", forms="a path or name")
+    init = (spec, str(store.path) if store is not None else None)
+    with ProcessPoolExecutor(max_workers=workers, initializer=_start_worker, initargs=init,
+                             mp_context=multiprocessing.get_context("spawn")) as ex:
+        for done in ex.map(_score_in_worker, samples):
+            yield done.merge_into(ctx)
+
+
+# -- judge pools: several samples at once (scale-out, issue 11) ------------------------
+def pool_capacity(judge: Any) -> int:
+    """Calls the judge can serve at once: ``JudgePool.capacity`` (also behind CachedJudge)."""
+    from localeval.judge import JudgePool
+
+    inner = getattr(judge, "judge", judge) if judge is not None else None
+    return inner.capacity if isinstance(inner, JudgePool) else 1
+
+
+def threaded_stream(samples: Sequence[Sample], metrics: Sequence[Metric], ctx: Context,
+                    repeats: int, threads: int,
+                    observer: MetricObserver | None = None) -> Iterator[dict[str, Score]]:
+    """Score up to ``threads`` samples at once, each with its own Context; yield in order.
+
+    The runner is sequential per sample, so one sample keeps one server busy;
+    a pool of servers needs samples in flight. Usage and prompt versions are
+    merged into ``ctx`` in input order, so the summary equals a sequential run's.
+    """
+    from concurrent.futures import Future, ThreadPoolExecutor
+
+    def one(s: Sample) -> tuple[dict[str, Score], Context]:
+        c = Context(judge=ctx.judge, embedder=ctx.embedder, lang=ctx.lang, seed=ctx.seed,
+                    temperature=ctx.temperature, verdicts=ctx.verdicts)
+        return score_sample(s, metrics, c, repeats, observer), c
+
+    window = 2 * threads
+    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="localeval-judge") as ex:
+        pending: list[Future[tuple[dict[str, Score], Context]]] = []
+        it = iter(samples)
+        try:
+            for s in it:
+                pending.append(ex.submit(one, s))
+                if len(pending) >= window:
+                    break
+            while pending:
+                scores, c = pending.pop(0).result()
+                ctx.usage.add(c.usage)
+                ctx.prompt_versions.update(c.prompt_versions)
+                nxt = next(it, None)
+                if nxt is not None:
+                    pending.append(ex.submit(one, nxt))
+                yield scores
+        finally:
+            for f in pending:
+                f.cancel()

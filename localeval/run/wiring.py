@@ -1,0 +1,63 @@
+"""Model wiring: from what a caller named to the judge, embedder and cache a run uses.
+
+A judge or embedder may be given as an object, a path, a name, a URL, None
+(the configured or default one) or False (none). Every entry point that
+scores (``evaluate``, worker processes, Ray actors, the RAGAS-style metric
+objects) resolves them here, so all of them load and cache models the same way.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from localeval.judge import Judge
+
+__all__ = ["open_cache", "resolve_judge", "resolve_embedder"]
+
+
+def resolve_judge(judge: Any, cache: Any, options: dict[str, Any] | None = None) -> Judge | None:
+    """The judge to ask, wrapped in the cache when there is one; None when there is no judge.
+
+    ``judge``: a Judge, a GGUF path, an ``http(s)://`` URL, None (the single
+    GGUF in ``models/`` if any) or False. ``options`` go to ``load_judge``.
+    """
+    if judge is False:
+        return None
+    if judge is None or isinstance(judge, (str, os.PathLike)):
+        from localeval.judge import load_judge
+
+        judge = load_judge(str(judge) if judge is not None else None, **(options or {}))
+        if judge is None:
+            return None
+    if cache is not None:
+        from localeval.judge import CachedJudge
+
+        if not isinstance(judge, CachedJudge):
+            judge = CachedJudge(judge, cache)
+    return judge
+
+
+def resolve_embedder(embedder: Any, cache: Any, device: str) -> Any:
+    """The embedder to use, with its vectors cached; None when embedding is switched off."""
+    if embedder is False:
+        return None
+    from localeval.embed import CachedEmbedder, load_embedder
+
+    if embedder is None or isinstance(embedder, (str, os.PathLike)):
+        return load_embedder(str(embedder) if embedder is not None else None, device=device,
+                             cache=cache)
+    if not isinstance(embedder, CachedEmbedder):
+        embedder = CachedEmbedder(embedder, cache)
+    return embedder
+
+
+def open_cache(cache: Any) -> Any:
+    """A ``Cache`` from True (the default file), a path, a ``Cache`` or False (None: no cache)."""
+    if cache is False:
+        return None
+    from localeval.cache import Cache
+
+    if isinstance(cache, Cache):
+        return cache
+    return Cache(cache if cache not in (None, True) else None)

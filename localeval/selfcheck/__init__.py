@@ -1,0 +1,21 @@
+"""Judge self-test: known-answer probe pairs that tell a judge fit to score from one that is not.
+
+``check_judge`` runs a run's judge metrics on the bundled probes (en/ja/zh)
+and returns a verdict per metric and overall; ``localeval judge check`` and
+every run (unless ``--no-judge-check``) use it.
+"""
+
+from localeval.lazy import lazy_face
+
+_WHERE = {
+    "CheckResult": ".check",
+    "MetricCheck": ".check",
+    "check_judge": ".check",
+    "KIND_METRICS": ".probes",
+    "load_probes": ".probes",
+    "probes_for": ".probes",
+    "probes_version": ".probes",
+}
+
+__all__ = sorted(_WHERE)
+__getattr__, __dir__ = lazy_face(__name__, _WHERE)

@@ -1,0 +1,59 @@
+"""Helpers for the judge-metric tests: an embedder with chosen vectors, verdict builders."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from localeval.metrics import Context, Metric
+from localeval.testing.scripted import ScriptedJudge
+from localeval.types import Sample, Score
+
+__all__ = ["TableEmbedder", "verdicts", "run", "unit"]
+
+
+def unit(*xs: float) -> list[float]:
+    """``xs`` scaled to length 1, so a test can write the cosine it wants."""
+    v = np.asarray(xs, dtype=np.float64)
+    return list(v / np.linalg.norm(v))
+
+
+class TableEmbedder:
+    """Vectors chosen per text (so tests can dictate cosines); others hash to a random unit vector."""
+
+    fingerprint = "table"
+    name = "table"
+    english_only = False
+
+    def __init__(self, table: Mapping[str, Sequence[float]] | None = None, dim: int = 3) -> None:
+        self.table = {k: np.asarray(v, dtype=np.float32) for k, v in (table or {}).items()}
+        self.dim = dim
+        self.calls: list[list[str]] = []
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        self.calls.append(list(texts))
+        rows = []
+        for t in texts:
+            if t in self.table:
+                v = self.table[t]
+            else:
+                seed = int.from_bytes(hashlib.sha256(t.encode()).digest()[:8], "little")
+                v = np.random.default_rng(seed).standard_normal(self.dim).astype(np.float32)
+            rows.append(v / np.linalg.norm(v))
+        return np.stack(rows)
+
+
+def verdicts(*values: int) -> dict[str, Any]:
+    """A judge's verdict list with the given 0/1 values, as a script entry."""
+    return {"verdicts": [{"reason": f"reason {i}", "verdict": v} for i, v in enumerate(values)]}
+
+
+def run(metric: Metric, sample: Sample, script: Mapping[str, Any] | ScriptedJudge, *,
+        embedder: Any = None, **ctx_kw: Any) -> tuple[Score, ScriptedJudge, Context]:
+    """Score one sample with a scripted judge; returns the score, the judge and the context."""
+    judge = script if isinstance(script, ScriptedJudge) else ScriptedJudge(script)
+    ctx = Context(judge=judge, embedder=embedder, **ctx_kw)
+    ctx.begin_sample()
+    return metric.score(sample, ctx), judge, ctx

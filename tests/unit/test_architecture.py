@@ -1,0 +1,235 @@
+"""The package's shape, checked from source with ``ast`` (nothing is imported or run).
+
+Rules (docs/architecture.md): no module over 400 lines; no import cycles; no
+private name imported from another module; a subpackage is entered only
+through its face (``localeval.judge``, never ``localeval.judge.llama`` from
+outside ``judge/``); no package imports a package of a higher layer. Each rule
+is also run on a small synthetic tree that breaks it, so the checker is shown
+to fail where it should.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2] / "localeval"
+MAX_LINES = 400
+
+#: Lower layers never import higher ones. Top-level modules count as units too.
+LAYERS: dict[str, int] = {
+    "version": 0, "lazy": 0, "types": 0, "errors": 0, "config": 0,
+    "lang": 1, "cache": 1,
+    "dataset": 2, "catalog": 2, "prompts": 2,
+    "judge": 3, "embed": 3,
+    "metrics": 4,
+    "results": 5, "report": 5,
+    "run": 6,
+    "agreement": 7,
+    "selfcheck": 5,
+    "ragas": 8, "testing": 8, "cli": 9, "": 9,  # "" is localeval/__init__.py, the public face
+}
+
+
+def module_name(root: Path, path: Path) -> str:
+    rel = path.relative_to(root.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def unit_of(module: str) -> str:
+    """The layer unit of a module: its subpackage or top-level module ('' for the root face)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def package_of(root: Path, path: Path) -> str:
+    """The module's own package (for resolving relative imports)."""
+    name = module_name(root, path)
+    return name if path.name == "__init__.py" else name.rpartition(".")[0]
+
+
+def imports_of(root: Path, path: Path) -> list[tuple[int, str, list[str]]]:
+    """(line, absolute module, imported names) for every import in the file, lazy ones included."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.extend((node.lineno, a.name, []) for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            mod = node.module or ""
+            if node.level:
+                base = package_of(root, path).split(".")
+                base = base[: len(base) - (node.level - 1)]
+                mod = ".".join(base + ([mod] if mod else []))
+            names = [a.name for a in node.names]
+            out.append((node.lineno, mod, names))
+            # `from pkg import submodule` imports the submodule too
+            out.extend((node.lineno, f"{mod}.{n}", []) for n in names
+                       if (root.parent / Path(*f"{mod}.{n}".split("."))).with_suffix(".py").exists()
+                       or (root.parent / Path(*f"{mod}.{n}".split(".")) / "__init__.py").exists())
+    return out
+
+
+def check_tree(root: Path) -> list[str]:
+    """Every rule violation in the package at ``root``, one line each."""
+    problems: list[str] = []
+    files = sorted(root.rglob("*.py"))
+    modules = {module_name(root, f): f for f in files}
+    top = root.name
+    graph: dict[str, set[str]] = {m: set() for m in modules}
+    for mod, path in modules.items():
+        rel = path.relative_to(root.parent)
+        n = len(path.read_text(encoding="utf-8").splitlines())
+        if n > MAX_LINES:
+            problems.append(f"{rel}: {n} lines (max {MAX_LINES})")
+        me = unit_of(mod)
+        for line, target, names in imports_of(root, path):
+            if not (target == top or target.startswith(top + ".")):
+                continue
+            if target in modules:
+                graph[mod].add(target)
+            for name in names:
+                if name.startswith("_") and not name.startswith("__"):
+                    problems.append(f"{rel}:{line}: imports private name {name} from {target}")
+            them = unit_of(target)
+            if them and them != me and len(target.split(".")) > 2:
+                problems.append(f"{rel}:{line}: imports {target} past the face of {top}.{them}")
+            if me in LAYERS and them in LAYERS and them != me and LAYERS[them] > LAYERS[me]:
+                problems.append(f"{rel}:{line}: {me or top} (layer {LAYERS[me]}) imports "
+                                f"{them} (layer {LAYERS[them]}), a higher layer")
+            for unit in (me, them):
+                if unit not in LAYERS:
+                    problems.append(f"{rel}:{line}: {unit} has no layer in LAYERS")
+    problems.extend(f"import cycle: {' -> '.join(c)}" for c in cycles(graph))
+    return sorted(set(problems))
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """One representative cycle per strongly connected component (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    found: list[list[str]] = []
+    counter = 0
+    for start in graph:
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = counter
+        counter += 1
+        stack.append(start)
+        on.add(start)
+        while work:
+            v, it = work[-1]
+            for w in it:
+                if w not in index:
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(graph[w]))))
+                    break
+                if w in on:
+                    low[v] = min(low[v], index[w])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[v])
+                if low[v] == index[v]:
+                    comp = []
+                    while True:
+                        w = stack.pop()
+                        on.discard(w)
+                        comp.append(w)
+                        if w == v:
+                            break
+                    if len(comp) > 1 or v in graph[v]:
+                        found.append(sorted(comp) + [sorted(comp)[0]])
+    return found
+
+
+def test_localeval_package_follows_the_rules():
+    problems = check_tree(ROOT)
+    assert not problems, "architecture rules broken:\n" + "\n".join(problems)
+
+
+def test_every_subpackage_has_a_face_with_all():
+    for init in sorted(ROOT.glob("*/__init__.py")):
+        tree = ast.parse(init.read_text(encoding="utf-8"))
+        assert ast.get_docstring(tree), f"{init} has no docstring saying what the package is for"
+        names = {t.id for node in tree.body if isinstance(node, ast.Assign)
+                 for t in node.targets if isinstance(t, ast.Name)}
+        assert "__all__" in names, f"{init} defines no __all__"
+
+
+def test_no_face_name_is_shadowed_by_a_submodule():
+    # Importing localeval.x.main binds the attribute `main` of localeval.x to the
+    # module, hiding a lazily exported function of that name.
+    for init in sorted(ROOT.rglob("__init__.py")):
+        tree = ast.parse(init.read_text(encoding="utf-8"))
+        exported = set()
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "_WHERE" for t in node.targets):
+                exported = {k.value for k in node.value.keys}  # type: ignore[attr-defined]
+        subs = {p.stem for p in init.parent.glob("*.py")} | {p.parent.name for p in init.parent.glob("*/__init__.py")}
+        clash = exported & subs
+        assert not clash, f"{init.parent}: face names {sorted(clash)} are also submodule names"
+
+
+# -- the checker fails where it should ----------------------------------------------
+def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
+    root = tmp_path / "localeval"
+    for rel, text in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text, encoding="utf-8")
+    return root
+
+
+def test_checker_catches_a_cycle(tmp_path):
+    root = _tree(tmp_path, {
+        "__init__.py": "",
+        "judge/__init__.py": "", "judge/a.py": "from localeval.judge import b\n",
+        "judge/b.py": "def f():\n    from localeval.judge.a import x\n",
+    })
+    assert any(p.startswith("import cycle: localeval.judge.a -> localeval.judge.b")
+               for p in check_tree(root))
+
+
+def test_checker_catches_a_private_import(tmp_path):
+    root = _tree(tmp_path, {"__init__.py": "", "judge/__init__.py": "",
+                            "judge/a.py": "_x = 1\n", "judge/b.py": "from .a import _x\n"})
+    assert check_tree(root) == ["localeval/judge/b.py:1: imports private name _x from localeval.judge.a"]
+
+
+def test_checker_catches_a_long_module(tmp_path):
+    root = _tree(tmp_path, {"__init__.py": "", "types.py": "x = 1\n" * (MAX_LINES + 1)})
+    assert check_tree(root) == [f"localeval/types.py: {MAX_LINES + 1} lines (max {MAX_LINES})"]
+
+
+def test_checker_catches_an_import_past_a_face_and_an_upward_import(tmp_path):
+    root = _tree(tmp_path, {
+        "__init__.py": "", "judge/__init__.py": "", "judge/llama.py": "",
+        "metrics/__init__.py": "", "metrics/base.py": "from localeval.judge.llama import X\n",
+        "dataset/__init__.py": "", "dataset/load.py": "from localeval.metrics import Y\n",
+    })
+    problems = check_tree(root)
+    assert "localeval/metrics/base.py:1: imports localeval.judge.llama past the face of localeval.judge" in problems
+    assert ("localeval/dataset/load.py:1: dataset (layer 2) imports metrics (layer 4), a higher layer"
+            in problems)
+
+
+@pytest.mark.parametrize("ok", [
+    "from localeval.judge import Judge\n",         # through the face
+    "from localeval.errors import ModelError\n",   # a lower top-level module
+])
+def test_checker_accepts_allowed_imports(tmp_path, ok):
+    root = _tree(tmp_path, {"__init__.py": "", "errors.py": "", "judge/__init__.py": "",
+                            "metrics/__init__.py": "", "metrics/base.py": ok})
+    assert check_tree(root) == []
