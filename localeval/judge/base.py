@@ -24,6 +24,9 @@ class Usage:
 
     ``reused_tokens`` are prompt tokens served from the KV cache of the
     previous prompt (prefix reuse); ``evaluated_tokens`` is what was computed.
+    ``copied_calls`` counts replies that copied the prompt's few-shot example
+    (asked again without it) and ``copy_failures`` those whose second reply
+    copied too (the metric is then unscored): the run's judge health reads them.
     """
 
     calls: int = 0
@@ -32,6 +35,8 @@ class Usage:
     generated_tokens: int = 0
     seconds: float = 0.0
     cache_hits: int = 0
+    copied_calls: int = 0
+    copy_failures: int = 0
 
     @property
     def evaluated_tokens(self) -> int:
@@ -44,6 +49,8 @@ class Usage:
         self.generated_tokens += other.generated_tokens
         self.seconds += other.seconds
         self.cache_hits += other.cache_hits
+        self.copied_calls += other.copied_calls
+        self.copy_failures += other.copy_failures
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -54,12 +61,15 @@ class Usage:
             "generated_tokens": self.generated_tokens,
             "seconds": round(self.seconds, 3),
             "cache_hits": self.cache_hits,
+            "copied_calls": self.copied_calls,
+            "copy_failures": self.copy_failures,
         }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "Usage":
         return cls(**{k: d[k] for k in ("calls", "prompt_tokens", "reused_tokens",
-                                        "generated_tokens", "seconds", "cache_hits") if k in d})
+                                        "generated_tokens", "seconds", "cache_hits", "copied_calls",
+                                        "copy_failures") if k in d})
 
 
 @dataclass(frozen=True)

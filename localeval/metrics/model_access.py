@@ -1,8 +1,8 @@
 """The door from a metric to the models: ``Context`` carries the judge and embedder.
 
 A metric never holds a model. It is handed a ``Context`` per run and calls
-``ctx.ask`` (render the step's prompt, ask the judge, memoise the reply for
-the sample) or ``ctx.embed``. Not to be confused with ``rag_context``, the
+``ctx.ask`` (render the step's prompt, ask the judge, check the reply against
+the prompt's example, memoise the reply for the sample) or ``ctx.embed``. Not to be confused with ``rag_context``, the
 metrics that judge a sample's retrieved contexts.
 """
 
@@ -16,10 +16,14 @@ from typing import Any, Sequence
 import numpy as np
 from pydantic import BaseModel
 
+from localeval.errors import JudgeCallError
 from localeval.judge import Judge, JudgeReply, JudgeRequest, Usage
 from localeval.types import Sample
 
-__all__ = ["Context", "NoJudge", "NoEmbedder"]
+__all__ = ["Context", "NoJudge", "NoEmbedder", "COPIED_EXAMPLE"]
+
+#: The unscored reason when a judge copies the prompt's example even without it.
+COPIED_EXAMPLE = "judge copied the prompt's example"
 
 
 class NoJudge(Exception):
@@ -55,7 +59,9 @@ class Context:
     verdicts: str = "hard"  # "hard" | "soft"
     usage: Usage = field(default_factory=Usage)
     prompt_versions: dict[str, str] = field(default_factory=dict)
-    _memo: dict[str, JudgeReply] = field(default_factory=dict, repr=False)
+    #: Check every reply against the prompt's few-shot example (see ``ask``).
+    copy_check: bool = True
+    _memo: dict[str, JudgeReply | JudgeCallError] = field(default_factory=dict, repr=False)
 
     def begin_sample(self) -> None:
         """Forget memoised replies; the runner calls this between samples."""
@@ -63,25 +69,53 @@ class Context:
 
     def ask(self, step: str, schema: type[BaseModel], sample: Sample, *,
             prob_field: str | None = None, **inputs: Any) -> JudgeReply:
+        """The judge's validated reply to ``step`` for ``sample``.
+
+        A reply that reproduces the prompt's few-shot example (and not the
+        sample) is no verdict: the step is asked once more without the example
+        (the grammar still fixes the format); if that reply copies too, the
+        metric is unscored with ``COPIED_EXAMPLE``. Both events are counted in
+        ``usage`` (``copied_calls``, ``copy_failures``) for the run's judge health.
+        """
         if self.judge is None:
             raise NoJudge()
         import localeval.prompts as prompting  # lazy: jinja2 only when judging
 
         lang = prompting.sample_language(sample, self.lang)
-        messages, version = prompting.render(step, sample, lang=lang, **inputs)
-        self.prompt_versions[step] = version
         # Verdict probabilities cost an extra forward pass per verdict; only
         # ask for them in soft-verdict mode.
         prob_field = prob_field if self.verdicts == "soft" else None
-        req = JudgeRequest(step=step, messages=tuple(messages), schema=schema, seed=self.seed,
-                           temperature=self.temperature, prob_field=prob_field)
-        mkey = hashlib.sha256(json.dumps([step, messages, prob_field, self.seed, self.temperature],
-                                         ensure_ascii=False).encode()).hexdigest()
+        mkey = hashlib.sha256(json.dumps([step, lang, sample.to_dict(), inputs, prob_field,
+                                          self.seed, self.temperature], ensure_ascii=False,
+                                         sort_keys=True, default=str).encode()).hexdigest()
         if mkey in self._memo:
-            return self._memo[mkey]
-        reply = self.judge.ask(req)
-        self.usage.add(reply.usage)
+            hit = self._memo[mkey]
+            if isinstance(hit, JudgeCallError):
+                raise hit
+            return hit
+        reply = self._send(step, schema, sample, lang, prob_field, inputs, examples=True)
+        if self.copy_check and prompting.find_copies(reply.output, step, sample, lang=lang, **inputs):
+            self.usage.copied_calls += 1
+            reply = self._send(step, schema, sample, lang, prob_field, inputs, examples=False)
+            if prompting.find_copies(reply.output, step, sample, lang=lang, **inputs):
+                self.usage.copy_failures += 1
+                err = JudgeCallError(COPIED_EXAMPLE)
+                self._memo[mkey] = err
+                raise err
         self._memo[mkey] = reply
+        return reply
+
+    def _send(self, step: str, schema: type[BaseModel], sample: Sample, lang: str,
+              prob_field: str | None, inputs: dict[str, Any], *, examples: bool) -> JudgeReply:
+        import localeval.prompts as prompting
+
+        messages, version = prompting.render(step, sample, lang=lang, examples=examples, **inputs)
+        self.prompt_versions[step] = version
+        req = JudgeRequest(step=step, messages=tuple(messages), schema=schema, seed=self.seed,
+                           temperature=self.temperature, prob_field=prob_field,
+                           sample=sample, inputs=dict(inputs))
+        reply = self.judge.ask(req)  # type: ignore[union-attr]
+        self.usage.add(reply.usage)
         return reply
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:

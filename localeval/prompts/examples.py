@@ -8,6 +8,13 @@ step's example (exactly or nearly, after Unicode and case folding) and does
 not occur in the step's real inputs (the sample, the statements...): a
 sample that happens to be about the example's subject is not flagged.
 
+Besides exact and near-exact copies, a string that borrows the example's
+*distinctive* words (names, numbers, kanji/katakana pairs: "Paris", "France",
+"1921", "首都") that the real inputs do not contain is a copy too: SmolLM2
+writes "The context states that Paris is the capital of France." for samples
+about annual leave, close to but not the example's "The context states that
+Paris is the capital.".
+
 The example strings are found by rendering the step with and without its
 examples (every template wraps its example in ``{% if examples %}``), so
 they never go stale when a template changes.
@@ -27,7 +34,7 @@ from localeval.lang import normalise
 from localeval.prompts.renderer import render
 from localeval.types import Sample
 
-__all__ = ["example_strings", "copied_strings", "find_copies", "NEAR_COPY_RATIO"]
+__all__ = ["example_strings", "copied_strings", "borrowed_tokens", "find_copies", "NEAR_COPY_RATIO"]
 
 #: Strings at least this similar (difflib ratio) to an example string are copies.
 NEAR_COPY_RATIO = 0.9
@@ -36,6 +43,11 @@ MIN_CHARS = 3
 #: Near-copy matching only from this length on (short strings must match exactly).
 NEAR_MIN_CHARS = 12
 
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]+|\d[\d.,:/-]*")
+_CJK_RUN = re.compile(r"[\u30a0-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+#: Borrowed distinctive tokens that make a copy: at least this many, and this share.
+BORROWED_MIN = 2
+BORROWED_SHARE = 0.5
 _LABEL = re.compile(r"^[^:：\s][^:：]{0,30}[:：]\s*")
 _NUMBER = re.compile(r"^\d+\.\s*")
 
@@ -64,6 +76,23 @@ def _line_strings(line: str) -> Iterator[str]:
     yield _NUMBER.sub("", _LABEL.sub("", line))
 
 
+def _tokens(text: str, *, distinctive: bool) -> set[str]:
+    """Words, numbers and kanji/katakana bigrams; only names and numbers when ``distinctive``."""
+    out = set()
+    for w in _WORD.findall(text):
+        if not distinctive or w[0].isupper() or w[0].isdigit():
+            out.add(normalise(w))
+    for run in _CJK_RUN.findall(text):
+        out.update(run[i:i + 2] for i in range(max(1, len(run) - 1)))
+    out.discard("")
+    return out
+
+
+def borrowed_tokens(text: str, example_tokens: set[str], input_tokens: set[str]) -> set[str]:
+    """The distinctive tokens of ``text`` that come from the example and not from the inputs."""
+    return (_tokens(text, distinctive=True) & example_tokens) - input_tokens
+
+
 def example_strings(with_examples: str, without_examples: str) -> frozenset[str]:
     """Normalised strings of the lines that only the with-examples rendering has."""
     extra = Counter(with_examples.splitlines())
@@ -75,24 +104,35 @@ def example_strings(with_examples: str, without_examples: str) -> frozenset[str]
     return frozenset(out)
 
 
-def copied_strings(output: Any, examples: frozenset[str], inputs_text: str) -> list[str]:
-    """The strings of ``output`` that reproduce an example string and are not in the inputs.
+def copied_strings(output: Any, examples: frozenset[str], inputs_text: str,
+                   example_text: str = "") -> list[str]:
+    """The strings of ``output`` that reproduce the example and not the inputs.
 
-    ``inputs_text`` is the prompt as rendered without its examples: what the
-    judge was given to work on.
+    ``inputs_text`` is the prompt as rendered without its examples (what the
+    judge was given to work on); ``example_text`` the example's own lines (for
+    the borrowed-words rule; without it only exact and near copies count).
     """
     if not examples:
         return []
     given = normalise(inputs_text)
+    input_tokens = _tokens(inputs_text, distinctive=False)
+    example_tokens = _tokens(example_text, distinctive=True) if example_text else set()
     copied = []
     for s in _strings(output):
         n = normalise(s)
-        if len(n) < MIN_CHARS or n in given:
+        # Text found in the inputs, or made only of the inputs' words, is the
+        # judge's own work however much it resembles the example.
+        if len(n) < MIN_CHARS or n in given or _tokens(s, distinctive=False) <= input_tokens:
             continue
         if n in examples or (len(n) >= NEAR_MIN_CHARS and any(
                 len(e) >= NEAR_MIN_CHARS and abs(len(e) - len(n)) <= len(n) // 5
                 and difflib.SequenceMatcher(None, n, e, autojunk=False).ratio() >= NEAR_COPY_RATIO
                 for e in examples)):
+            copied.append(s)
+            continue
+        borrowed = borrowed_tokens(s, example_tokens, input_tokens)
+        own = _tokens(s, distinctive=True)
+        if len(borrowed) >= BORROWED_MIN and len(borrowed) >= BORROWED_SHARE * len(own):
             copied.append(s)
     return copied
 
@@ -101,4 +141,7 @@ def find_copies(output: Any, step: str, sample: Sample, *, lang: str, **inputs: 
     """The strings of a judge's ``output`` for ``step`` that copy the step's example."""
     with_ex = render(step, sample, lang=lang, examples=True, **inputs)[0][-1]["content"]
     without = render(step, sample, lang=lang, examples=False, **inputs)[0][-1]["content"]
-    return copied_strings(output, example_strings(with_ex, without), without)
+    extra = Counter(with_ex.splitlines())
+    extra.subtract(without.splitlines())
+    example_text = "\n".join(line for line, n in extra.items() if n > 0)
+    return copied_strings(output, example_strings(with_ex, without), without, example_text)

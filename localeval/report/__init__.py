@@ -11,6 +11,7 @@ from localeval.lazy import lazy_face
 
 _WHERE = {
     "check_gates": ".gates",
+    "judge_health": ".health",
     "parse_gates": ".gates",
     "signature": ".summary",
     "signature_line": ".summary",

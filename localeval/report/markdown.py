@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 from typing import Any, Mapping
 
+from localeval.report.health import health_line
 from localeval.report.numbers import fmt
 
 __all__ = ["summary_table", "summary_markdown", "write_markdown_report"]
@@ -32,8 +33,19 @@ def _rows(summary: Mapping[str, Any]) -> list[tuple[str, str, str, str, str]]:
     return rows
 
 
+def escape_markdown(text: str) -> str:
+    """Text safe inside Markdown prose: no live HTML, code spans or emphasis from data."""
+    return "".join("\\" + c if c in "\\`*_[]<>|#" else c for c in text)
+
+
 def summary_table(summary: Mapping[str, Any]) -> Any:
-    """A rich Table of means, 95% CIs, counts and the main unscored reason."""
+    """A rich Table of means, 95% CIs, counts and the main unscored reason.
+
+    When the judge's health is doubtful, a warning panel comes first (a rich
+    ``Group``), so nobody reads the numbers without it.
+    """
+    from rich.console import Group
+    from rich.panel import Panel
     from rich.table import Table
 
     t = Table(title=f"localeval summary ({summary.get('n_samples', '?')} samples)",
@@ -45,7 +57,16 @@ def summary_table(summary: Mapping[str, Any]) -> Any:
     t.add_column("unscored", overflow="fold", max_width=60)
     for r in _rows(summary):
         t.add_row(*r)
-    return t
+    warnings = (summary.get("judge_health") or {}).get("warnings") or []
+    from rich.text import Text
+
+    if not warnings:
+        line = health_line(summary)
+        return Group(t, Text(line, style="green")) if line else t
+
+    body = Text("\n".join(f"- {w}" for w in warnings))
+    return Group(Panel(body, title="judge health: these scores are doubtful",
+                       border_style="red", expand=False), t)
 
 
 def summary_markdown(summary: Mapping[str, Any]) -> str:
@@ -57,8 +78,9 @@ def summary_markdown(summary: Mapping[str, Any]) -> str:
     lines.append("")
     if u.get("calls"):
         lines.append(f"Judge: {u['calls']} calls, {u.get('cache_hits', 0)} from cache, "
-                     f"{u['prompt_tokens']} prompt tokens ({u.get('reused_tokens', 0)} reused), "
-                     f"{u['generated_tokens']} generated, {u['seconds']:.1f} s.")
+                     f"{u.get('prompt_tokens', 0)} prompt tokens ({u.get('reused_tokens', 0)} "
+                     f"reused), {u.get('generated_tokens', 0)} generated, "
+                     f"{float(u.get('seconds', 0.0)):.1f} s.")
     lines.append(f"`{summary.get('signature_line', '')}`")
     return "\n".join(lines) + "\n"
 
@@ -77,6 +99,12 @@ def write_markdown_report(out_dir: str | os.PathLike[str], summary: Mapping[str,
     if stop:
         lines += [f"> **Interrupted run:** {stop.get('finished')} of {stop.get('total')} samples "
                   "finished; the numbers cover those only.", ""]
+    health = summary.get("judge_health") or {}
+    if health.get("warnings"):
+        lines += ["> **Judge health: these scores are doubtful.**"]
+        lines += [f"> - {escape_markdown(w)}" for w in health["warnings"]] + [""]
+    elif health_line(summary):
+        lines += [health_line(summary), ""]
     for note in summary.get("notes") or []:
         lines += [f"> {note}", ""]
     path = out / "summary.md"

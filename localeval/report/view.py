@@ -11,6 +11,7 @@ from typing import Any, Mapping, Sequence
 
 from localeval.report.details import to_node
 from localeval.report.histogram import histogram, is_bounded, tone
+from localeval.report.health import health_line
 from localeval.report.numbers import fmt, plain_number
 
 __all__ = ["build_view", "WORST_K"]
@@ -163,6 +164,8 @@ def build_view(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
         "prompts": sorted((str(k), str(val)) for k, val in (sig.get("prompts") or {}).items()),
         "usage": _usage_rows(usage),
         "notes": [str(n) for n in summary.get("notes") or []],
+        "health": [str(w) for w in (summary.get("judge_health") or {}).get("warnings") or []],
+        "health_line": health_line(summary),
         "interrupted": summary.get("interrupted"),
         "missing_samples": sum(1 for s in paired if not s),
     }

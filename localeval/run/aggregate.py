@@ -11,16 +11,22 @@ import statistics
 from typing import Any, Mapping, Sequence
 
 from localeval.metrics import Context, Metric
-from localeval.report import signature, signature_line, summarize_metric
-from localeval.types import Score
+from localeval.report import judge_health, signature, signature_line, summarize_metric
+from localeval.types import Sample, Score
 
 __all__ = ["build_summary"]
 
 
 def build_summary(chosen: Sequence[Metric], scores: Sequence[Mapping[str, Score]], ctx: Context,
                   seed: int, verdicts: str, lang: str, repeats: int, version: str,
-                  notes: list[str]) -> dict[str, Any]:
-    """The summary of ``scores`` (one mapping per finished sample) for the metrics ``chosen``."""
+                  notes: list[str], samples: Sequence[Sample] = (),
+                  self_test: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The summary of ``scores`` (one mapping per finished sample) for the metrics ``chosen``.
+
+    ``samples`` are the finished samples in the order of ``scores`` (judge health
+    needs them to tell a constant metric on varied data from varied data
+    scored alike); ``self_test`` is the judge self-test result, if one ran.
+    """
     metrics: dict[str, Any] = {}
     for m in chosen:
         col = [sc[m.key] for sc in scores if m.key in sc]
@@ -38,6 +44,9 @@ def build_summary(chosen: Sequence[Metric], scores: Sequence[Mapping[str, Score]
                     prompts=ctx.prompt_versions, verdicts=verdicts, lang=lang, repeats=repeats)
     out = {"metrics": metrics, "n_samples": len(scores), "signature": sig,
            "signature_line": signature_line(sig), "usage": ctx.usage.to_dict()}
+    judged = [m.key for m in chosen if m.uses_judge]
+    if judged and ctx.judge is not None:
+        out["judge_health"] = judge_health(judged, samples, scores, out["usage"], self_test)
     if notes:
         out["notes"] = notes
     return out

@@ -1,0 +1,147 @@
+"""Judge health: did the judge do the task? Measured on every run, said in plain words.
+
+A judge's output parses by construction (the grammar), so parsing proves
+nothing. What can be checked from the run itself:
+
+- **copying**: replies that reproduce the prompt's few-shot example (counted by
+  ``metrics.Context.ask``, which retries them without the example);
+- **unscored share**: judge scores that could not be given, by reason;
+- **near-constant metrics**: one value for at least 90% of the samples while the
+  samples differ (a judge that scores everything 0.5 is not measuring);
+- **duplicates**: repeated items the judge produced (statements merged before
+  verdicts, the same question generated several times, entities not in the text);
+- **self-test**: the judge's result on the known-answer probes (``selfcheck``).
+
+Each finding that makes the scores doubtful becomes one warning sentence; the
+terminal, ``summary.md`` and ``report.html`` show them as a banner.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Mapping, Sequence
+
+from localeval.types import Sample, Score
+
+__all__ = ["judge_health", "health_line", "CONSTANT_SHARE", "COPY_WARN", "UNSCORED_WARN"]
+
+#: A metric is near-constant when this share of its scores is one value.
+CONSTANT_SHARE = 0.9
+#: ... judged only with at least this many scored samples.
+CONSTANT_MIN_N = 5
+#: Warn when this share of judge calls copied the prompt's example.
+COPY_WARN = 0.05
+#: Warn when this share of judge-metric scores is unscored.
+UNSCORED_WARN = 0.2
+
+# Detail keys (metrics' working) that count items a judge repeated or invented.
+_DUPLICATE_KEYS = ("duplicates_merged", "duplicate_selections", "duplicate_questions")
+_DROPPED_KEYS = ("entities_dropped",)
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.0f}%"
+
+
+def _constant(values: Sequence[float]) -> tuple[float, float] | None:
+    """(value, share) of the most common value when it reaches CONSTANT_SHARE."""
+    if len(values) < CONSTANT_MIN_N:
+        return None
+    value, count = Counter(round(v, 6) for v in values).most_common(1)[0]
+    share = count / len(values)
+    return (value, share) if share >= CONSTANT_SHARE else None
+
+
+def _count(details: Mapping[str, Any], keys: Sequence[str]) -> int:
+    total = 0
+    for k in keys:
+        v = details.get(k)
+        total += len(v) if isinstance(v, (list, tuple)) else int(v or 0)
+    return total
+
+
+def judge_health(judge_metrics: Sequence[str], samples: Sequence[Sample],
+                 scores: Sequence[Mapping[str, Score]], usage: Mapping[str, Any],
+                 self_test: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """``summary.json``'s ``judge_health`` for the judge metrics ``judge_metrics``.
+
+    ``samples`` and ``scores`` are parallel (one mapping per finished sample);
+    ``usage`` is the run's judge usage (``Usage.to_dict()``); ``self_test`` the
+    judge self-test result (``CheckResult.to_dict()``), if one ran.
+    """
+    calls = int(usage.get("calls") or 0)
+    copied = int(usage.get("copied_calls") or 0)
+    copy_failed = int(usage.get("copy_failures") or 0)
+    out: dict[str, Any] = {
+        "judge_calls": calls,
+        "copied_calls": copied,
+        "copy_rate": round(copied / calls, 4) if calls else 0.0,
+        "copy_unscored": copy_failed,
+    }
+    unscored: Counter[str] = Counter()
+    per_metric_unscored: dict[str, int] = {}
+    total = 0
+    constant: list[dict[str, Any]] = []
+    duplicates = dropped = 0
+    for key in judge_metrics:
+        col = [(s, sc[key]) for s, sc in zip(samples, scores) if key in sc]
+        total += len(col)
+        misses = [sc.reason or "unscored" for _, sc in col if sc.value is None]
+        unscored.update(misses)
+        if misses:
+            per_metric_unscored[key] = len(misses)
+        scored = [(s, sc.value) for s, sc in col if sc.value is not None]
+        inputs = {(s.question, s.answer, tuple(s.contexts or ()), s.reference) for s, _ in scored}
+        hit = _constant([v for _, v in scored]) if len(inputs) > 1 else None
+        if hit is not None:
+            constant.append({"metric": key, "value": hit[0], "share": round(hit[1], 4),
+                             "n": len(scored)})
+        for _, sc in col:
+            duplicates += _count(sc.details, _DUPLICATE_KEYS)
+            dropped += _count(sc.details, _DROPPED_KEYS)
+    out["scores"] = total
+    out["unscored"] = sum(unscored.values())
+    out["unscored_rate"] = round(out["unscored"] / total, 4) if total else 0.0
+    out["unscored_by_reason"] = dict(unscored.most_common())
+    out["unscored_by_metric"] = per_metric_unscored
+    out["constant_metrics"] = constant
+    out["duplicate_items"] = duplicates
+    out["invented_items_dropped"] = dropped
+    if self_test is not None:
+        out["self_test"] = dict(self_test)
+    out["warnings"] = _warnings(out)
+    out["ok"] = not out["warnings"]
+    return out
+
+
+def _warnings(h: Mapping[str, Any]) -> list[str]:
+    """The findings that make the scores doubtful, one plain sentence each."""
+    w = []
+    if h["judge_calls"] and h["copy_rate"] >= COPY_WARN:
+        tail = ("its scores are not evidence" if h["copy_rate"] >= 0.5 else
+                "those calls were asked again without the example")
+        w.append(f"this judge copied the prompt examples in {_pct(h['copy_rate'])} of calls "
+                 f"({h['copied_calls']} of {h['judge_calls']}); {tail}")
+    for c in h["constant_metrics"]:
+        w.append(f"{c['metric']} is {c['value']:g} on {_pct(c['share'])} of {c['n']} samples "
+                 "although the samples differ: the judge is not telling them apart")
+    if h["scores"] and h["unscored_rate"] >= UNSCORED_WARN:
+        top = next(iter(h["unscored_by_reason"]), "")
+        w.append(f"{_pct(h['unscored_rate'])} of judge scores are unscored "
+                 f"(most often: {top})")
+    st = h.get("self_test")
+    if st and st.get("verdict") not in (None, "fit", "unchecked"):
+        rates = ", ".join(f"{k} {v['passed']}/{v['pairs']}" for k, v in st["metrics"].items())
+        w.append(f"judge self-test: {st['verdict']}: it ordered known good/bad pairs right only "
+                 f"{rates} times; its scores are not evidence")
+    return w
+
+
+def health_line(summary: Mapping[str, Any]) -> str:
+    """One line on the judge's health when nothing is wrong ('' without a judge or with warnings)."""
+    h = summary.get("judge_health")
+    if not h or h.get("warnings"):
+        return ""
+    st = (h.get("self_test") or {}).get("verdict", "not run")
+    return (f"Judge health: no copied examples, {h.get('unscored', 0)} of {h.get('scores', 0)} "
+            f"judge scores unscored, no constant metric; self-test: {st}.")
