@@ -1,7 +1,7 @@
 """The ``localeval`` command: the top parser, dispatch, and errors turned into exit codes.
 
 Each command group lives in its own module (``run``, ``metrics``, ``agreement``,
-``models``, ``report``, ``cache``) with a function that adds its subparser and
+``models``, ``judge``, ``report``, ``cache``) with a function that adds its subparser and
 a ``cmd_*`` function that runs it. Heavy modules are imported inside those
 functions so ``localeval --help`` starts fast. Errors become one line on
 stderr and an exit code (2 usage/data, 3 model, 1 gate failed); ``--debug``
@@ -17,6 +17,7 @@ from typing import Sequence
 from localeval.cli.agreement import add_compare_parser, add_validate_parser
 from localeval.cli.cache import add_cache_parser
 from localeval.cli.example import example_path  # re-exported: tests import it from here
+from localeval.cli.judge import add_judge_parser
 from localeval.cli.metrics import add_metrics_parser
 from localeval.cli.models import add_models_parser
 from localeval.cli.report import add_report_parser
@@ -43,7 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     # the order of `localeval --help`
     for add in (add_run_parser, add_metrics_parser, add_retrieval_parser, add_compare_parser,
-                add_validate_parser, add_models_parser, add_report_parser, add_cache_parser):
+                add_validate_parser, add_models_parser, add_judge_parser, add_report_parser,
+                add_cache_parser):
         add(sub)
     return p
 

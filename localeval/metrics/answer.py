@@ -23,6 +23,7 @@ from localeval.metrics.schemas import (
     sized,
 )
 from localeval.metrics.specs import register
+from localeval.metrics.grounding import reason_chars
 from localeval.metrics.steps import cosine_rows, embed_text, statement_verdicts, statements
 from localeval.types import Sample, Score
 
@@ -51,17 +52,21 @@ class Faithfulness(Metric):
     description: ClassVar[str] = "supported statements / statements of the answer"
 
     def score(self, sample: Sample, ctx: Context) -> Score:
-        stmts = statements(ctx, sample, "answer")
+        got = statements(ctx, sample, "answer")
+        stmts = got.statements
         if not stmts:
-            return Score.unscored("no statements extracted from the answer", statements=[])
+            return Score.unscored("no statements extracted from the answer", statements=[],
+                                  duplicates_merged=got.merged)
         if not _has_text(sample.contexts):
             # No context can support anything: every verdict would be 0.
             return Score(0.0, details={"statements": stmts, "verdicts": [],
+                                       "duplicates_merged": got.merged,
                                        "note": "no contexts: no statement can be supported"})
         verdicts, values = statement_verdicts(ctx, sample, "faithfulness_verdicts", stmts,
                                               soft=True)
         return Score(sum(values) / len(values),
-                     details={"statements": stmts, "verdicts": verdicts})
+                     details={"statements": stmts, "verdicts": verdicts,
+                              "duplicates_merged": got.merged})
 
 
 @register
@@ -191,9 +196,10 @@ class AnswerCorrectness(Metric):
         return [embed_text(sample.answer), embed_text(sample.reference)]
 
     def score(self, sample: Sample, ctx: Context) -> Score:
-        a_st = statements(ctx, sample, "answer")
-        g_st = statements(ctx, sample, "reference")
-        details: dict = {"answer_statements": a_st, "reference_statements": g_st}
+        a_got, g_got = statements(ctx, sample, "answer"), statements(ctx, sample, "reference")
+        a_st, g_st = a_got.statements, g_got.statements
+        details: dict = {"answer_statements": a_st, "reference_statements": g_st,
+                         "duplicates_merged": a_got.merged + g_got.merged}
         if not a_st and not g_st:
             factuality = 1.0
             details["note"] = "no statements on either side: factuality 1.0"
@@ -205,11 +211,7 @@ class AnswerCorrectness(Metric):
                                for s in g_st] if not a_st else [])
             factuality = 0.0
         else:
-            out = ctx.ask("answer_correctness", correctness_schema(len(a_st), len(g_st)), sample,
-                          answer_statements=a_st, reference_statements=g_st).output
-            for key in ("TP", "FP", "FN"):
-                details[key] = [i.model_dump() for i in getattr(out, key)]
-            factuality = fbeta(len(out.TP), len(out.FP), len(out.FN), self.beta)  # type: ignore[attr-defined]
+            factuality = self._classify(ctx, sample, a_st, g_st, details)
         details["factuality"] = factuality
         w0, w1 = self.weights
         if w1 == 0:
@@ -217,6 +219,26 @@ class AnswerCorrectness(Metric):
         sim = _similarity(ctx, sample)
         details["similarity"] = sim
         return Score((w0 * factuality + w1 * sim) / (w0 + w1), details=details)
+
+    def _classify(self, ctx: Context, sample: Sample, a_st: list[str], g_st: list[str],
+                  details: dict) -> float:
+        """F-beta from one verdict per answer and per reference statement.
+
+        The grammar sizes both lists, so TP + FP is the number of answer
+        statements and each reference statement is covered or FN, once; the
+        TP/FP/FN lists in the details are the input statements themselves.
+        """
+        schema = correctness_schema(len(a_st), len(g_st), reason_chars(a_st + g_st))
+        out = ctx.ask("answer_correctness", schema, sample,
+                      answer_statements=a_st, reference_statements=g_st).output
+        a_v, g_v = out.answer, out.reference  # type: ignore[attr-defined]
+        details["TP"] = [{"statement": s, "reason": v.reason} for s, v in zip(a_st, a_v)
+                         if v.verdict == 1]
+        details["FP"] = [{"statement": s, "reason": v.reason} for s, v in zip(a_st, a_v)
+                         if v.verdict == 0]
+        details["FN"] = [{"statement": s, "reason": v.reason} for s, v in zip(g_st, g_v)
+                         if v.verdict == 0]
+        return fbeta(len(details["TP"]), len(details["FP"]), len(details["FN"]), self.beta)
 
 
 @register
@@ -242,9 +264,10 @@ class NoiseSensitivity(Metric):
             raise ValueError("mode must be 'relevant' or 'irrelevant'")
 
     def score(self, sample: Sample, ctx: Context) -> Score:
-        a_st = statements(ctx, sample, "answer")
-        g_st = statements(ctx, sample, "reference")
-        details: dict = {"answer_statements": a_st, "reference_statements": g_st}
+        a_got, g_got = statements(ctx, sample, "answer"), statements(ctx, sample, "reference")
+        a_st, g_st = a_got.statements, g_got.statements
+        details: dict = {"answer_statements": a_st, "reference_statements": g_st,
+                         "duplicates_merged": a_got.merged + g_got.merged}
         if not a_st:
             return Score.unscored("no statements extracted from the answer", **details)
         if not g_st:

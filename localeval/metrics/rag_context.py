@@ -4,7 +4,10 @@ context_relevancy.
 
 Per-context steps name a context by its number in the prompt's sample block
 ("context [3]") instead of repeating it, so every call of a sample shares one
-KV prefix.
+KV prefix. Steps that pick from the inputs pick by number: context_recall
+gives one verdict per numbered reference sentence and context_relevancy
+selects numbered context sentences, so neither can count a sentence that is
+not in the sample; entities that do not occur in their source are dropped.
 """
 
 from __future__ import annotations
@@ -14,8 +17,15 @@ from typing import ClassVar
 
 from localeval.lang import resolve_lang, split_sentences
 from localeval.metrics.base import Metric
+from localeval.metrics.grounding import entity_bounds, occurs_in, reason_chars, source
 from localeval.metrics.model_access import Context
-from localeval.metrics.schemas import ContextVerdict, Entities, RecallVerdicts, RelevantSentences
+from localeval.metrics.schemas import (
+    MAX_STATEMENTS,
+    ContextVerdict,
+    entities_schema,
+    selection_schema,
+    verdicts_schema,
+)
 from localeval.metrics.specs import register
 from localeval.metrics.steps import average_precision, verdict_values
 from localeval.types import Sample, Score
@@ -88,21 +98,39 @@ class ContextRecall(Metric):
     description: ClassVar[str] = "reference sentences attributed to the contexts / sentences"
 
     def score(self, sample: Sample, ctx: Context) -> Score:
-        reply = ctx.ask("context_recall", RecallVerdicts, sample, prob_field="verdict")
-        items = reply.output.classifications  # type: ignore[attr-defined]
-        if not items:
-            return Score.unscored("no reference sentences classified", classifications=[])
+        ref = sample.reference or ""
+        sentences = split_sentences(ref, resolve_lang(ctx.lang, ref))
+        if not sentences:
+            return Score.unscored("no reference sentences to classify", classifications=[])
+        # Beyond the verdict ceiling the last sentences are joined into one.
+        if len(sentences) > MAX_STATEMENTS:
+            sentences = sentences[:MAX_STATEMENTS - 1] + [" ".join(sentences[MAX_STATEMENTS - 1:])]
+        schema = verdicts_schema(len(sentences), reason_chars(sentences))
+        reply = ctx.ask("context_recall", schema, sample, prob_field="verdict",
+                        sentences=sentences)
+        items = reply.output.verdicts  # type: ignore[attr-defined]
         values = verdict_values([i.verdict for i in items], reply.probs)
-        rows = [i.model_dump() for i in items]
+        rows = [{"statement": s, "reason": i.reason, "verdict": i.verdict}
+                for s, i in zip(sentences, items)]
         if reply.probs is not None:
             for r, v in zip(rows, values):
                 r["p_verdict_1"] = round(v, 6)
         return Score(sum(values) / len(values), details={"classifications": rows})
 
 
-def _entities(ctx: Context, sample: Sample, target: str) -> list[str]:
-    reply = ctx.ask("entities", Entities, sample, target=target)
-    return [e.strip() for e in reply.output.entities if e.strip()]  # type: ignore[attr-defined]
+def _entities(ctx: Context, sample: Sample, target: str) -> tuple[list[str], list[str]]:
+    """Entities of the reference or the joined contexts: (found in that text, not found).
+
+    The schema bounds the list and each entity by the source (its words and
+    sentences); an entity counts only if it occurs in the source after
+    normalisation, so a judge cannot score entities it made up or copied.
+    """
+    text = sample.reference if target == "reference" else "\n".join(sample.contexts or [])
+    items, chars = entity_bounds(source(text, resolve_lang(ctx.lang, text)))
+    reply = ctx.ask("entities", entities_schema(items, chars), sample, target=target)
+    got = [e.strip() for e in reply.output.entities if e.strip()]  # type: ignore[attr-defined]
+    return ([e for e in got if occurs_in(e, text or "")],
+            [e for e in got if not occurs_in(e, text or "")])
 
 
 @register
@@ -116,44 +144,56 @@ class ContextEntityRecall(Metric):
     description: ClassVar[str] = "|entities(ctx) & entities(ref)| / |entities(ref)|"
 
     def score(self, sample: Sample, ctx: Context) -> Score:
-        ref = _entities(ctx, sample, "reference")
+        ref, ref_dropped = _entities(ctx, sample, "reference")
+        details: dict = {"reference_entities": ref, "dropped_reference_entities": ref_dropped}
         if not ref:
-            return Score(0.0, details={"reference_entities": [], "context_entities": [],
-                                       "note": "the reference has no entities"})
-        got = _entities(ctx, sample, "contexts")
+            return Score(0.0, details={**details, "context_entities": [],
+                                       "dropped_context_entities": [], "dropped": len(ref_dropped),
+                                       "note": "the reference has no entities" if not ref_dropped
+                                       else "no entity the judge gave occurs in the reference"})
+        got, got_dropped = _entities(ctx, sample, "contexts")
+        # Exact match after stripping, as ragas (normalised forms only decide
+        # whether an entity is in its source).
         common = set(got) & set(ref)
+        details.update(context_entities=got, dropped_context_entities=got_dropped,
+                       dropped=len(ref_dropped) + len(got_dropped), common=sorted(common))
         # Denominator counts duplicates in the reference list, as ragas does.
-        return Score(len(common) / len(ref),
-                     details={"reference_entities": ref, "context_entities": got,
-                              "common": sorted(common)})
-
-
-_INSUFFICIENT = "insufficient information"
+        return Score(len(common) / len(ref), details=details)
 
 
 @register
 @dataclass(frozen=True)
 class ContextRelevancy(Metric):
-    """Legacy ragas metric: share of context sentences needed to answer the question."""
+    """Legacy ragas metric: share of context sentences needed to answer the question.
+
+    Sentences are those of the joined contexts, as ragas counts them; the
+    judge selects them by number, so the score is distinct selected / total
+    and cannot exceed 1.
+    """
 
     name: ClassVar[str] = "context_relevancy"
     requires: ClassVar[tuple[str, ...]] = ("question", "contexts")
     uses_judge: ClassVar[bool] = True
-    description: ClassVar[str] = "min(#needed sentences / #context sentences, 1)"
+    description: ClassVar[str] = "#needed context sentences / #context sentences"
 
     def score(self, sample: Sample, ctx: Context) -> Score:
         joined = "\n".join(sample.contexts or [])
         lang = resolve_lang(ctx.lang, joined)
-        total = len(split_sentences(joined, lang))
+        sentences = split_sentences(joined, lang)
+        total = len(sentences)
         if total == 0:
             return Score(0.0, details={"context_sentences": 0,
                                        "note": "the contexts have no sentences"})
-        out = ctx.ask("context_relevancy", RelevantSentences, sample).output
-        picked = [s.strip() for s in out.sentences if s.strip()]  # type: ignore[attr-defined]
-        details: dict = {"extracted": picked, "context_sentences": total}
-        if not picked or any(s.strip(" .。").casefold() == _INSUFFICIENT for s in picked):
+        # The judge sees the sentences numbered and may answer only with their
+        # numbers; a number given twice counts once.
+        reply = ctx.ask("context_relevancy", selection_schema(total), sample,
+                        sentences=sentences)
+        picked = list(reply.output.sentences)  # type: ignore[attr-defined]
+        chosen = sorted(set(picked))
+        details: dict = {"context_sentences": total, "selected": chosen,
+                         "sentences": [sentences[i - 1] for i in chosen],
+                         "repeated_selections": len(picked) - len(chosen)}
+        if not chosen:
             details["insufficient"] = True
             return Score(0.0, details=details)
-        n = sum(len(split_sentences(s, lang)) for s in picked)
-        details["extracted_sentences"] = n
-        return Score(min(n / total, 1.0), details=details)
+        return Score(len(chosen) / total, details=details)

@@ -8,9 +8,14 @@ only produce allowed values and soft-verdict mode can read their
 probabilities. Free-text fields come *before* the verdict they justify, so the
 judge reasons first (and the verdict position sees the reason).
 
-``sized(schema, n)`` derives a variant whose list must hold exactly ``n``
-items: when the metric knows how many verdicts it needs (one per statement),
-the grammar guarantees that count instead of hoping for it.
+The classes below carry the ceilings. A metric asks with a per-call variant
+whose bounds come from the inputs (``budgets`` derives them from the source
+text): ``sized`` and ``verdicts_schema`` fix a list at exactly ``n`` items
+(one verdict per statement), ``statements_schema`` and ``entities_schema``
+bound the count and length by the source, ``correctness_schema`` sizes both
+verdict lists of answer_correctness, and ``selection_schema`` lets the
+grammar produce only the numbers 1..n of the sentences shown. Where a step
+selects from its inputs, the output can then hold nothing but the inputs.
 """
 
 from __future__ import annotations
@@ -18,41 +23,48 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Annotated, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, create_model
 
 __all__ = [
     "ALL_SCHEMAS",
     "MAX_STATEMENTS",
     "MAX_QUESTIONS",
+    "MAX_ENTITIES",
+    "MAX_SENTENCES",
+    "STATEMENT_CHARS",
+    "REASON_CHARS",
+    "ENTITY_CHARS",
     "Statements",
     "Verdict",
     "Verdicts",
     "ContextVerdict",
     "GeneratedQuestion",
     "GeneratedQuestions",
-    "RecallItem",
-    "RecallVerdicts",
     "Entities",
-    "CorrectnessItem",
-    "CorrectnessClassification",
-    "RelevantSentences",
+    "CorrectnessVerdicts",
+    "SentenceSelection",
     "Rating012",
     "Rating024",
     "sized",
+    "statements_schema",
+    "entities_schema",
+    "verdicts_schema",
     "correctness_schema",
+    "selection_schema",
 ]
 
-# Bounds. Characters, not tokens: a CJK character or an escape can cost
+# Ceilings. Characters, not tokens: a CJK character or an escape can cost
 # several tokens, which the judge accounts for when it sets max_tokens.
 STATEMENT_CHARS = 240
 REASON_CHARS = 160
 QUESTION_CHARS = 200
 ENTITY_CHARS = 80
-SENTENCE_CHARS = 600
 MAX_STATEMENTS = 24
 MAX_QUESTIONS = 10
 MAX_ENTITIES = 32
-MAX_SENTENCES = 24
+#: Ceiling of the base selection class only; a call's list is bounded by the
+#: number of sentences it shows.
+MAX_SENTENCES = 64
 
 
 class _Out(BaseModel):
@@ -65,7 +77,8 @@ class _Out(BaseModel):
 
 StatementText = Annotated[str, Field(max_length=STATEMENT_CHARS)]
 EntityText = Annotated[str, Field(max_length=ENTITY_CHARS)]
-SentenceText = Annotated[str, Field(max_length=SENTENCE_CHARS)]
+#: An enum, not a range: the grammar converter ignores minimum/maximum.
+SentenceNumber = Literal[tuple(range(1, MAX_SENTENCES + 1))]  # type: ignore[valid-type]
 
 
 class Statements(_Out):
@@ -83,7 +96,8 @@ class Verdict(_Out):
 
 
 class Verdicts(_Out):
-    """One verdict per numbered statement, in order (faithfulness, noise_sensitivity)."""
+    """One verdict per numbered statement or sentence, in order (faithfulness,
+    noise_sensitivity, context_recall)."""
 
     list_field: ClassVar[str | None] = "verdicts"
     verdicts: list[Verdict] = Field(max_length=MAX_STATEMENTS)
@@ -108,19 +122,6 @@ class GeneratedQuestions(_Out):
     questions: list[GeneratedQuestion] = Field(max_length=MAX_QUESTIONS)
 
 
-class RecallItem(_Out):
-    """One reference sentence and whether the contexts support it."""
-
-    statement: str = Field(max_length=STATEMENT_CHARS)
-    reason: str = Field(max_length=REASON_CHARS)
-    verdict: Literal[0, 1]
-
-
-class RecallVerdicts(_Out):
-    list_field: ClassVar[str | None] = "classifications"
-    classifications: list[RecallItem] = Field(max_length=MAX_STATEMENTS)
-
-
 class Entities(_Out):
     """Named entities (people, places, dates, numbers, works...) of one text."""
 
@@ -128,24 +129,20 @@ class Entities(_Out):
     entities: list[EntityText] = Field(max_length=MAX_ENTITIES)
 
 
-class CorrectnessItem(_Out):
-    statement: str = Field(max_length=STATEMENT_CHARS)
-    reason: str = Field(max_length=REASON_CHARS)
+class CorrectnessVerdicts(_Out):
+    """answer_correctness by position: one verdict per answer statement (1: the
+    reference supports it, TP; 0: FP) and one per reference statement (1: the
+    answer covers it; 0: FN). Each statement lands in exactly one class."""
+
+    answer: list[Verdict] = Field(max_length=MAX_STATEMENTS)
+    reference: list[Verdict] = Field(max_length=MAX_STATEMENTS)
 
 
-class CorrectnessClassification(_Out):
-    """answer_correctness: answer statements as TP/FP, reference statements missed as FN."""
-
-    TP: list[CorrectnessItem] = Field(max_length=MAX_STATEMENTS)
-    FP: list[CorrectnessItem] = Field(max_length=MAX_STATEMENTS)
-    FN: list[CorrectnessItem] = Field(max_length=MAX_STATEMENTS)
-
-
-class RelevantSentences(_Out):
-    """context_relevancy (legacy): context sentences needed, copied unchanged; [] if none."""
+class SentenceSelection(_Out):
+    """context_relevancy (legacy): the numbers of the context sentences needed; [] if none."""
 
     list_field: ClassVar[str | None] = "sentences"
-    sentences: list[SentenceText] = Field(max_length=MAX_SENTENCES)
+    sentences: list[SentenceNumber] = Field(max_length=MAX_SENTENCES)
 
 
 class Rating012(_Out):
@@ -165,10 +162,9 @@ ALL_SCHEMAS: list[type[BaseModel]] = [
     Verdicts,
     ContextVerdict,
     GeneratedQuestions,
-    RecallVerdicts,
     Entities,
-    CorrectnessClassification,
-    RelevantSentences,
+    CorrectnessVerdicts,
+    SentenceSelection,
     Rating012,
     Rating024,
 ]
@@ -188,14 +184,8 @@ def sized(schema: type[_Out], n: int) -> type[_Out]:
     if not 0 < n <= _max_items(schema, name):
         raise ValueError(f"{schema.__name__}: cannot ask for {n} items")
     fld = schema.model_fields[name]
-    new_field = Field(min_length=n, max_length=n)
-    model = create_model(  # type: ignore[call-overload]
-        f"{schema.__name__}{n}",
-        __base__=schema,
-        __doc__=schema.__doc__,
-        **{name: (fld.annotation, new_field)},
-    )
-    return model
+    return _variant(schema, f"{schema.__name__}{n}",
+                    **{name: (fld.annotation, Field(min_length=n, max_length=n))})
 
 
 def _max_items(schema: type[_Out], name: str) -> int:
@@ -205,22 +195,88 @@ def _max_items(schema: type[_Out], name: str) -> int:
     return 10**6
 
 
-@lru_cache(maxsize=256)
-def correctness_schema(n_answer: int, n_reference: int) -> type[CorrectnessClassification]:
-    """CorrectnessClassification with TP/FP at most ``n_answer`` and FN at most ``n_reference``.
-
-    Each answer statement lands in TP or FP and each missed reference
-    statement in FN, so these bounds never cut a correct reply; they shrink
-    the grammar's worst-case output from hundreds of items to the real ones.
-    """
-    if not (0 < n_answer <= MAX_STATEMENTS and 0 < n_reference <= MAX_STATEMENTS):
-        raise ValueError("statement counts out of range")
-    items = list[CorrectnessItem]
+def _variant(base: type[_Out], name: str, **fields: tuple) -> type[_Out]:
     return create_model(  # type: ignore[call-overload,no-any-return]
-        f"CorrectnessClassification{n_answer}x{n_reference}",
-        __base__=CorrectnessClassification,
-        __doc__=CorrectnessClassification.__doc__,
-        TP=(items, Field(max_length=n_answer)),
-        FP=(items, Field(max_length=n_answer)),
-        FN=(items, Field(max_length=n_reference)),
-    )
+        name, __base__=base, __doc__=base.__doc__, **fields)
+
+
+def _check(what: str, value: int, ceiling: int | None) -> None:
+    if value < 1 or (ceiling is not None and value > ceiling):
+        raise ValueError(f"{what} must be between 1 and {ceiling}, got {value}")
+
+
+@lru_cache(maxsize=256)
+def statements_schema(max_items: int, max_chars: int) -> type[Statements]:
+    """Statements with at most ``max_items`` statements of at most ``max_chars`` each."""
+    _check("max_items", max_items, MAX_STATEMENTS)
+    _check("max_chars", max_chars, STATEMENT_CHARS)
+    text = Annotated[str, Field(max_length=max_chars)]
+    return _variant(Statements, f"Statements{max_items}x{max_chars}",  # type: ignore[return-value]
+                    statements=(list[text], Field(max_length=max_items)))  # type: ignore[valid-type]
+
+
+@lru_cache(maxsize=256)
+def entities_schema(max_items: int, max_chars: int) -> type[Entities]:
+    """Entities with at most ``max_items`` entities of at most ``max_chars`` each."""
+    _check("max_items", max_items, MAX_ENTITIES)
+    _check("max_chars", max_chars, ENTITY_CHARS)
+    text = Annotated[str, Field(max_length=max_chars)]
+    return _variant(Entities, f"Entities{max_items}x{max_chars}",  # type: ignore[return-value]
+                    entities=(list[text], Field(max_length=max_items)))  # type: ignore[valid-type]
+
+
+@lru_cache(maxsize=64)
+def _verdict(reason_chars: int) -> type[Verdict]:
+    if reason_chars == REASON_CHARS:
+        return Verdict
+    _check("reason_chars", reason_chars, REASON_CHARS)
+    return _variant(Verdict, f"Verdict{reason_chars}",  # type: ignore[return-value]
+                    reason=(str, Field(max_length=reason_chars)))
+
+
+@lru_cache(maxsize=256)
+def verdicts_schema(n: int, reason_chars: int = REASON_CHARS) -> type[Verdicts]:
+    """Verdicts with exactly ``n`` verdicts whose reasons hold at most ``reason_chars``."""
+    _check("n", n, MAX_STATEMENTS)
+    if reason_chars == REASON_CHARS:
+        return sized(Verdicts, n)  # type: ignore[return-value]
+    item = _verdict(reason_chars)
+    return _variant(Verdicts, f"Verdicts{n}r{reason_chars}",  # type: ignore[return-value]
+                    verdicts=(list[item], Field(min_length=n, max_length=n)))  # type: ignore[valid-type]
+
+
+@lru_cache(maxsize=256)
+def correctness_schema(n_answer: int, n_reference: int,
+                       reason_chars: int = REASON_CHARS) -> type[CorrectnessVerdicts]:
+    """CorrectnessVerdicts with exactly ``n_answer`` and ``n_reference`` verdicts.
+
+    The grammar fixes both counts, so every answer statement is TP or FP and
+    every reference statement covered or FN, once each: the judge can neither
+    invent a statement nor count one twice.
+    """
+    _check("n_answer", n_answer, MAX_STATEMENTS)
+    _check("n_reference", n_reference, MAX_STATEMENTS)
+    item = _verdict(reason_chars)
+    return _variant(  # type: ignore[return-value]
+        CorrectnessVerdicts, f"CorrectnessVerdicts{n_answer}x{n_reference}r{reason_chars}",
+        answer=(list[item], Field(min_length=n_answer, max_length=n_answer)),  # type: ignore[valid-type]
+        reference=(list[item], Field(min_length=n_reference,  # type: ignore[valid-type]
+                                     max_length=n_reference)))
+
+
+@lru_cache(maxsize=256)
+def selection_schema(n: int) -> type[SentenceSelection]:
+    """SentenceSelection whose items can only be the numbers 1..``n``, at most ``n`` of them.
+
+    The numbers are a Literal, so the grammar offers exactly the sentences
+    shown; a repeated number is possible and is counted once by the metric.
+    """
+    if n < 1:
+        raise ValueError(f"cannot select from {n} sentences")
+    values = tuple(range(1, n + 1))
+    # Written as an enum even for n == 1 (pydantic would write "const"), so
+    # every selection schema has the same form for grammar and test judges.
+    number = Annotated[Literal[values], WithJsonSchema(  # type: ignore[valid-type]
+        {"type": "integer", "enum": list(values)})]
+    return _variant(SentenceSelection, f"SentenceSelection{n}",  # type: ignore[return-value]
+                    sentences=(list[number], Field(max_length=n)))  # type: ignore[valid-type]

@@ -3,20 +3,26 @@
 Statement extraction is one step (``statements``) with one set of inputs per
 source text, so faithfulness, answer_correctness and noise_sensitivity asking
 for the answer's statements send byte-identical requests and ``Context``
-answers all but the first from its per-sample memo.
+answers all but the first from its per-sample memo. Its output is bounded by
+the source (``grounding.statement_bounds``) and repeated statements are merged
+before any verdict is asked.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, Literal, Sequence
 
 import numpy as np
 
+from localeval.lang import resolve_lang
+from localeval.metrics.grounding import merge_duplicates, reason_chars, source, statement_bounds
 from localeval.metrics.model_access import Context
-from localeval.metrics.schemas import Statements, Verdicts, sized
+from localeval.metrics.schemas import statements_schema, verdicts_schema
 from localeval.types import Sample
 
 __all__ = [
+    "Extracted",
     "statements",
     "statement_verdicts",
     "verdict_values",
@@ -26,10 +32,27 @@ __all__ = [
 ]
 
 
-def statements(ctx: Context, sample: Sample, target: Literal["answer", "reference"]) -> list[str]:
-    """Self-contained statements of the answer or the reference (blank ones dropped)."""
-    reply = ctx.ask("statements", Statements, sample, target=target)
-    return [s.strip() for s in reply.output.statements if s.strip()]  # type: ignore[attr-defined]
+@dataclass(frozen=True)
+class Extracted:
+    """A source's statements after blank and repeated ones were dropped."""
+
+    statements: list[str] = field(default_factory=list)
+    #: Normalised repeats merged into their first occurrence.
+    merged: int = 0
+
+
+def statements(ctx: Context, sample: Sample, target: Literal["answer", "reference"]) -> Extracted:
+    """Self-contained statements of the answer or the reference, repeats merged.
+
+    The schema allows a few statements per source sentence, each about as long
+    as the longest sentence, so a looping judge stops early instead of
+    writing the same sentence until the context is full.
+    """
+    text = sample.answer if target == "answer" else sample.reference
+    items, chars = statement_bounds(source(text, resolve_lang(ctx.lang, text)))
+    reply = ctx.ask("statements", statements_schema(items, chars), sample, target=target)
+    kept, merged = merge_duplicates(reply.output.statements)  # type: ignore[attr-defined]
+    return Extracted(kept, merged)
 
 
 def statement_verdicts(ctx: Context, sample: Sample, step: str, stmts: Sequence[str], *,
@@ -37,10 +60,11 @@ def statement_verdicts(ctx: Context, sample: Sample, step: str, stmts: Sequence[
     """Ask ``step`` for one verdict per statement; return the details and the verdict values.
 
     The schema is sized to exactly ``len(stmts)`` items, so a grammar-driven
-    judge cannot skip or add verdicts. Values are 0/1, or P(verdict=1) when
-    ``soft`` and the judge returned probabilities.
+    judge cannot skip or add verdicts; a reason is bounded by the statements'
+    length. Values are 0/1, or P(verdict=1) when ``soft`` and the judge
+    returned probabilities.
     """
-    reply = ctx.ask(step, sized(Verdicts, len(stmts)), sample,
+    reply = ctx.ask(step, verdicts_schema(len(stmts), reason_chars(stmts)), sample,
                     prob_field="verdict" if soft else None, statements=list(stmts), **inputs)
     verdicts = reply.output.verdicts  # type: ignore[attr-defined]
     values = verdict_values([v.verdict for v in verdicts], reply.probs)

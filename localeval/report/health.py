@@ -35,8 +35,8 @@ COPY_WARN = 0.05
 UNSCORED_WARN = 0.2
 
 # Detail keys (metrics' working) that count items a judge repeated or invented.
-_DUPLICATE_KEYS = ("duplicates_merged", "duplicate_selections", "duplicate_questions")
-_DROPPED_KEYS = ("entities_dropped",)
+_DUPLICATE_KEYS = ("duplicates_merged", "repeated_selections")
+_DROPPED_KEYS = ("dropped",)
 
 
 def _pct(x: float) -> str:

@@ -3,7 +3,8 @@
 - ``runner``: ``evaluate()`` itself (validate, batch the cheap metrics,
   score sample by sample, aggregate, write the run folder).
 - ``wiring``: from the judge / embedder / cache a caller named to loaded ones.
-- ``scoring``: one sample's model metrics back to back; ``MetricObserver``.
+- ``scoring``: one sample's model metrics back to back (each through
+  ``metrics.score_one``; ``score_metric`` is its old name here); ``MetricObserver``.
 - ``strategies``: single process, worker processes, judge-pool threads;
   ``ray``: Ray actors; ``workers``: the set-up worker processes and actors share.
 - ``aggregate``: the summary; ``result``: ``EvaluationResult``; ``progress``: the bar.
@@ -15,6 +16,7 @@ _WHERE = {
     "CRASH_HOOK_ENV": ".ray",
     "EvaluationResult": ".result",
     "MetricObserver": ".scoring",
+    "RunProgress": ".progress",
     "evaluate": ".runner",
     "missing_reason": ".scoring",
     "open_cache": ".wiring",

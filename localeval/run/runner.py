@@ -6,7 +6,9 @@ embedded in one batched pass; then each sample's judge calls run back to
 back so llama.cpp reuses the sample's KV prefix across metrics. Each sample's
 line is written to ``results.jsonl`` as soon as it is finished, so an
 interrupted run leaves valid files, and the judge cache makes a restart
-repeat no finished call.
+repeat no finished call. Before the first judge call the judge takes its
+self-test (``selfcheck``, cached) on the run's judge metrics; its verdict goes
+into the summary beside the scores, never into them.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from localeval.metrics import Context, Metric, NoJudge, parse_metrics
 from localeval.results import RunWriter, sample_record
 from localeval.run.aggregate import build_summary
 from localeval.run.result import EvaluationResult
-from localeval.run.scoring import MetricObserver, missing_reason
+from localeval.metrics import missing_reason
+from localeval.run.scoring import MetricObserver
 from localeval.run.strategies import score_stream
 from localeval.run.wiring import open_cache, resolve_embedder, resolve_judge
 from localeval.types import Sample, Score
@@ -60,6 +63,8 @@ def evaluate(
     progress: bool | None = None,
     on_warning: Callable[[str], None] | None = None,
     observer: MetricObserver | None = None,
+    judge_check: bool | None = None,
+    on_info: Callable[[str], None] | None = None,
 ) -> EvaluationResult:
     """Evaluate ``data`` with ``metrics`` and return per-sample scores and a summary.
 
@@ -79,12 +84,18 @@ def evaluate(
     ``MetricObserver``) is told when each model metric of each sample starts
     and finishes, with its wall time: for benchmarks and judge-call
     attribution; it needs the samples scored in this process (not with
-    ``workers`` or ``ray``).
+    ``workers`` or ``ray``). ``judge_check``: run the judge self-test on the
+    known-answer probes before the first judge call (default: on, unless
+    ``configure(judge_check=False)`` or ``LOCALEVAL_JUDGE_CHECK=0``); its result
+    is ``summary["judge_health"]["self_test"]`` (``summary["judge_self_test"]``
+    when this process loaded no judge) and its one-line verdict goes to
+    ``on_warning`` when the judge is not fit, else to ``on_info``.
     """
     from localeval.config import get_config
 
     cfg = get_config()
     judge = cfg.judge if judge is None else judge
+    judge_check = cfg.judge_check if judge_check is None else judge_check
     embedder = cfg.embedder if embedder is None else embedder
     judge_options = {**cfg.judge_options, **(judge_options or {})}
     if verdicts not in ("hard", "soft"):
@@ -130,6 +141,12 @@ def evaluate(
         warn("--repeats with temperature 0 gives identical runs; set --temperature > 0")
     ctx = Context(judge=the_judge, embedder=the_embedder, lang=lang, seed=seed,
                   temperature=temperature, verdicts=verdicts)
+    self_test = _judge_self_test(chosen, the_judge, the_embedder, verdicts, store,
+                                 enabled=judge_check is not False, pooled=pooled,
+                                 progress=progress)
+    if self_test is not None:
+        tell = warn if self_test["verdict"] not in ("fit", "skipped") else (on_info or _quiet)
+        tell(self_test["line"])
 
     samples = ds.samples
     scores: list[dict[str, Score]] = [{} for _ in samples]
@@ -175,9 +192,12 @@ def evaluate(
         interrupted = finished < len(samples)
         done = samples[:finished] if interrupted else samples
         summary = build_summary(chosen, scores[: len(done)], ctx, seed, verdicts, lang,
-                                repeats, __version__, notes)
+                                repeats, __version__, notes, samples=done, self_test=self_test)
         if interrupted:
             summary["interrupted"] = {"finished": finished, "total": len(samples)}
+        if self_test is not None and "judge_health" not in summary:
+            # no judge in this process (worker processes, no judge): no health to put it in
+            summary["judge_self_test"] = self_test
         if writer:
             writer.close(summary)
             _write_reports(writer.dir, summary, done, scores[: len(done)])
@@ -200,4 +220,53 @@ def _choose_metrics(metrics: Any, ds: Dataset) -> list[Metric]:
     chosen = parse_metrics(",".join(DEFAULT_METRICS))
     return [m for m in chosen if all(f in ds.columns for f in m.requires)]
 
+
+def _quiet(msg: str) -> None:
+    """Where news goes when the caller did not ask for it."""
+
+
+def _judge_self_test(chosen: Sequence[Metric], judge: Judge | None, embedder: Any, verdicts: str,
+                     store: Any, *, enabled: bool, pooled: bool,
+                     progress: bool | None) -> dict[str, Any] | None:
+    """The self-test of the run's judge on its judge metrics (``CheckResult.to_dict()``).
+
+    None when the run has no judge metric; ``{"verdict": "skipped", ...}`` when
+    it cannot or should not run. It has its own Context, so no score changes.
+    """
+    if not any(m.uses_judge for m in chosen):
+        return None
+    reason = ("switched off (--no-judge-check)" if not enabled else
+              "the judge is loaded by the worker processes, not by this one; "
+              "check it with `localeval judge check --judge ...`" if pooled else
+              "no judge model" if judge is None else None)
+    if reason is not None:
+        return {"verdict": "skipped", "reason": reason, "metrics": {},
+                "line": f"judge self-test: skipped ({reason})"}
+    from localeval.run.progress import RunProgress
+    from localeval.selfcheck import QUICK_PAIRS, check_judge
+
+    bar: RunProgress | None = None
+    last = 0
+
+    def step(done: int, total: int, usage: Any) -> None:
+        nonlocal bar, last
+        if bar is None:
+            bar = RunProgress(total, enabled=progress, description="judge self-test")
+        bar.update(usage, advance=done - last)
+        last = done
+
+    try:
+        # The quick check (4 pairs per metric, every language): enough to catch a
+        # judge that copies, guesses or gives one score; `localeval judge check`
+        # runs all ten pairs.
+        result = check_judge(judge, chosen, embedder=embedder, verdicts=verdicts, cache=store,
+                             on_progress=step, pairs=QUICK_PAIRS)
+    except Exception as e:  # the self-test advises; a crash of it must not end the run
+        reason = f"the self-test failed: {type(e).__name__}: {e}"
+        return {"verdict": "error", "reason": reason, "metrics": {},
+                "line": f"judge self-test: {reason}"}
+    finally:
+        if bar is not None:
+            bar.close()
+    return result.to_dict()
 

@@ -1,9 +1,10 @@
 """Scoring one sample: its model metrics back to back, failures recorded as unscored.
 
 Every execution strategy (one process, worker processes, judge-pool threads,
-Ray actors) scores a sample through ``score_sample``, and the RAGAS-style
-metric objects score through ``score_metric``, so a judge failure means the
-same unscored reason wherever it happens.
+Ray actors) scores a sample through ``score_sample``; each metric is scored by
+``metrics.score_one``, which the judge self-test and the RAGAS-style metric
+objects use too, so a judge failure means the same unscored reason wherever
+it happens.
 """
 
 from __future__ import annotations
@@ -12,11 +13,13 @@ import statistics
 import time
 from typing import Protocol, Sequence
 
-from localeval.errors import JudgeCallError
-from localeval.metrics import Context, Metric, NoEmbedder, NoJudge
+from localeval.metrics import Context, Metric, missing_reason, score_one
 from localeval.types import Sample, Score
 
 __all__ = ["MetricObserver", "missing_reason", "score_metric", "score_sample"]
+
+#: The run face's old name for ``metrics.score_one`` (``localeval.ragas`` uses it).
+score_metric = score_one
 
 
 class MetricObserver(Protocol):
@@ -32,20 +35,6 @@ class MetricObserver(Protocol):
     def started(self, sample: Sample, metric: Metric) -> None: ...
 
     def finished(self, sample: Sample, metric: Metric, score: Score, seconds: float) -> None: ...
-
-
-def missing_reason(m: Metric, s: Sample) -> str:
-    """The unscored reason for a metric the sample lacks fields for (or that never ran)."""
-    missing = m.missing_fields(s)
-    return "missing " + ", ".join(missing) if missing else "not computed"
-
-
-def score_metric(m: Metric, s: Sample, ctx: Context) -> Score:
-    """``m.score``, with a failed judge call or a missing model giving an unscored Score."""
-    try:
-        return m.score(s, ctx)
-    except (JudgeCallError, NoJudge, NoEmbedder) as e:
-        return Score.unscored(str(e))
 
 
 def score_sample(s: Sample, model_metrics: Sequence[Metric], ctx: Context, repeats: int,
@@ -74,16 +63,14 @@ def _observed(m: Metric, s: Sample, ctx: Context, repeats: int,
 
 def _score_repeated(m: Metric, s: Sample, ctx: Context, repeats: int) -> Score:
     """One metric of one sample; judge metrics ``repeats`` times with seeds seed, seed+1, ..."""
-    if m.missing_fields(s):
-        return Score.unscored(missing_reason(m, s))
-    if not m.uses_judge or repeats == 1:
-        return score_metric(m, s, ctx)
+    if m.missing_fields(s) or not m.uses_judge or repeats == 1:
+        return score_one(m, s, ctx)
     seed = ctx.seed
     results = []
     for r in range(repeats):
         ctx.seed = seed + r
         ctx.begin_sample()
-        results.append(score_metric(m, s, ctx))
+        results.append(score_one(m, s, ctx))
     ctx.seed = seed
     vals = [r.value for r in results if r.value is not None]
     if not vals:

@@ -8,9 +8,12 @@ every run (unless ``--no-judge-check``) use it.
 from localeval.lazy import lazy_face
 
 _WHERE = {
+    "QUICK_PAIRS": ".check",
     "CheckResult": ".check",
     "MetricCheck": ".check",
     "check_judge": ".check",
+    "checkable": ".check",
+    "rate_verdict": ".check",
     "KIND_METRICS": ".probes",
     "load_probes": ".probes",
     "probes_for": ".probes",

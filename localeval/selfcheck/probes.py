@@ -4,8 +4,9 @@ Each line of ``probes.jsonl`` (written for localeval, en/ja/zh) is one pair:
 shared fields (question, contexts, answer, reference) plus a ``good`` and a
 ``bad`` variant that override some of them. A judge that does its task scores
 the good variant strictly better than the bad one on every metric of the
-pair's kind; a judge that copies its examples, answers at random or gives
-every sample the same score cannot (a tie counts as a miss).
+pair's kind (lower, where lower is better); a judge that copies its
+examples, answers at random or gives every sample the same score cannot (a
+tie counts as a miss).
 """
 
 from __future__ import annotations
@@ -18,12 +19,16 @@ from importlib import resources
 
 from localeval.types import Sample
 
-__all__ = ["Probe", "KIND_METRICS", "LOWER_IS_BETTER", "load_probes", "probes_version", "probes_for"]
+__all__ = ["Probe", "KIND_METRICS", "load_probes", "probes_version", "probes_for"]
 
 #: Which metrics a pair of each kind tests.
 KIND_METRICS: dict[str, tuple[str, ...]] = {
     # the answer is supported by the context, or contradicts / invents facts
-    "grounding": ("faithfulness", "nv_response_groundedness", "noise_sensitivity"),
+    "grounding": ("faithfulness", "nv_response_groundedness"),
+    # the answer states only the reference's fact, or repeats retrieved facts that
+    # do not answer the question: one from the relevant context, one from the
+    # irrelevant one, so both modes of noise_sensitivity see a difference
+    "noise": ("noise_sensitivity",),
     # the retrieved context answers the question, or is unrelated
     "context": ("context_precision", "context_utilization", "context_recall",
                 "context_entity_recall", "context_relevancy", "nv_context_relevance"),
@@ -32,9 +37,6 @@ KIND_METRICS: dict[str, tuple[str, ...]] = {
     # the answer addresses the question, or is off-topic or evasive
     "relevance": ("answer_relevancy",),
 }
-
-#: Metrics where the bad variant must score higher (more errors).
-LOWER_IS_BETTER = frozenset({"noise_sensitivity"})
 
 _FIELDS = ("question", "contexts", "answer", "reference")
 
@@ -62,6 +64,8 @@ def load_probes() -> tuple[Probe, ...]:
         if not line.strip():
             continue
         row = json.loads(line)
+        if row["kind"] not in KIND_METRICS:
+            raise ValueError(f"probe {row['id']}: unknown kind {row['kind']!r}")
         base = {k: row[k] for k in _FIELDS if k in row}
         good = Sample(id=f"{row['id']}/good", **{**base, **row["good"]})
         bad = Sample(id=f"{row['id']}/bad", **{**base, **row["bad"]})
@@ -74,7 +78,23 @@ def probes_version() -> str:
     return hashlib.sha256(_text().encode("utf-8")).hexdigest()[:12]
 
 
-def probes_for(metric_name: str) -> list[Probe]:
-    """The pairs that test ``metric_name`` (empty for a metric no probe covers)."""
+def probes_for(metric_name: str, limit: int | None = None) -> list[Probe]:
+    """The pairs that test ``metric_name`` (empty for a metric no probe covers).
+
+    ``limit`` takes that many pairs, the languages in turn (en, ja, zh, en, ...),
+    so a quick check still covers every language.
+    """
     kinds = {k for k, names in KIND_METRICS.items() if metric_name in names}
-    return [p for p in load_probes() if p.kind in kinds]
+    chosen = [p for p in load_probes() if p.kind in kinds]
+    if limit is None or limit >= len(chosen):
+        return chosen
+    by_lang: dict[str, list[Probe]] = {}
+    for p in chosen:
+        by_lang.setdefault(p.lang, []).append(p)
+    order = [by_lang[lang] for lang in ("en", "ja", "zh") if lang in by_lang]
+    picked: list[Probe] = []
+    while len(picked) < limit:
+        for queue in order:
+            if queue and len(picked) < limit:
+                picked.append(queue.pop(0))
+    return picked

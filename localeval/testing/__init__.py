@@ -1,6 +1,9 @@
 """Test helpers shipped with the package, for localeval's tests and yours.
 
 - ``ScriptedJudge``: answers judge steps from a script, to pin metric arithmetic.
+- ``OracleJudge`` / ``RandomJudge``: rule-based judges that answer every step
+  right / at random from the request's structure: the two ends the judge
+  self-test (``localeval judge check``) must tell apart.
 - ``HashEmbedder``: a deterministic embedder with no model, for unit tests.
 - ``assert_scores``: metric thresholds as a pytest assertion (a CI gate).
 - ``build_tiny_gguf``: writes a real random-weight GGUF with a real BPE
@@ -14,6 +17,8 @@ from localeval.lazy import lazy_face
 
 _WHERE = {
     "HashEmbedder": ".fake_embed",
+    "OracleJudge": ".oracle",
+    "RandomJudge": ".random_judge",
     "ScriptedJudge": ".scripted",
     "TinyModelSpec": ".tiny_gguf",
     "assert_scores": ".assertions",

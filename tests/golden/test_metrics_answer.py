@@ -183,8 +183,11 @@ def _statements_by_target(answer, reference):
     return f
 
 
-def _item(s):
-    return {"statement": s, "reason": "because"}
+def _classified(answer, reference):
+    """answer_correctness output: one verdict per answer statement (1 TP, 0 FP) and per
+    reference statement (1 covered, 0 FN), in order."""
+    return {"answer": [{"reason": "because", "verdict": v} for v in answer],
+            "reference": [{"reason": "because", "verdict": v} for v in reference]}
 
 
 SUN_SCRIPT = {
@@ -192,11 +195,8 @@ SUN_SCRIPT = {
         ["The sun is powered by nuclear fission.", "The sun provides light to the solar system."],
         ["The sun is powered by nuclear fusion.", "Fusion releases a lot of energy.",
          "Hydrogen fuses into helium."]),
-    "answer_correctness": {
-        "TP": [_item("The sun provides light to the solar system.")],
-        "FP": [_item("The sun is powered by nuclear fission.")],
-        "FN": [_item("The sun is powered by nuclear fusion."),
-               _item("Fusion releases a lot of energy.")]},
+    # TP: provides light; FP: fission; FN: fusion, energy (hydrogen is covered)
+    "answer_correctness": _classified([0, 1], [0, 0, 1]),
 }
 
 
@@ -257,6 +257,72 @@ def test_answer_correctness_one_side_empty_is_zero_without_classification():
     assert [i["statement"] for i in score.details["FN"]] == ["A fact."]
 
 
+def test_answer_correctness_classifies_each_statement_once_by_position():
+    score, judge, _ = run(AnswerCorrectness(weights=(1, 0)), SUN, SUN_SCRIPT)
+    d = score.details
+    a_st, g_st = d["answer_statements"], d["reference_statements"]
+    tp, fp, fn = ([i["statement"] for i in d[k]] for k in ("TP", "FP", "FN"))
+    # TP and FP partition the answer statements, FN is a subset of the reference's:
+    # every listed statement is an input statement, none in two classes
+    assert sorted(tp + fp) == sorted(a_st) and not set(tp) & set(fp)
+    assert set(fn) <= set(g_st) and len(fn) == len(set(fn))
+    assert fn == ["The sun is powered by nuclear fusion.", "Fusion releases a lot of energy."]
+    # the grammar sizes both verdict lists exactly
+    props = judge.calls("answer_correctness")[0].schema.model_json_schema()["properties"]
+    assert (props["answer"]["minItems"], props["answer"]["maxItems"]) == (2, 2)
+    assert (props["reference"]["minItems"], props["reference"]["maxItems"]) == (3, 3)
+    # a reply with a verdict too many or too few is a schema violation, not a count
+    for bad in (_classified([1, 1, 1], [0, 0, 1]), _classified([1, 0], [0, 1])):
+        with pytest.raises(JudgeCallError, match="does not match"):
+            run(AnswerCorrectness(weights=(1, 0)), SUN, {**SUN_SCRIPT, "answer_correctness": bad})
+
+
+def test_duplicate_statements_are_merged_before_verdicts():
+    dup = {"statements": ["Nolan directed Oppenheimer.", "  nolan directed  OPPENHEIMER ",
+                          "Murphy played Oppenheimer.", "Nolan directed Oppenheimer", "."]}
+    score, judge, _ = run(Faithfulness(), SAMPLE, {"statements": dup,
+                                                   "faithfulness_verdicts": verdicts(1, 0)})
+    assert score.details["statements"] == ["Nolan directed Oppenheimer.",
+                                           "Murphy played Oppenheimer."]
+    assert score.details["duplicates_merged"] == 2
+    assert score.value == pytest.approx(0.5)
+    req = judge.calls("faithfulness_verdicts")[0]
+    assert req.schema.model_json_schema()["properties"]["verdicts"]["maxItems"] == 2
+    # answer_correctness counts the merges of both sides
+    script = {"statements": _statements_by_target(["X is 1.", "x is 1"], ["Y is 2.", "Y is 2."]),
+              "answer_correctness": _classified([0], [0])}
+    score, _, _ = run(AnswerCorrectness(weights=(1, 0)), SUN, script)
+    assert score.details["duplicates_merged"] == 2
+    assert score.details["answer_statements"] == ["X is 1."]
+
+
+def test_statement_budget_follows_the_source():
+    from localeval.metrics.grounding import STATEMENT_MARGIN, STATEMENTS_PER_SENTENCE
+
+    judge = ScriptedJudge({"statements": THREE, "faithfulness_verdicts": verdicts(1, 1, 1)})
+    run(Faithfulness(), SAMPLE, judge)
+    props = judge.calls("statements")[0].schema.model_json_schema()["properties"]["statements"]
+    longest = len("Christopher Nolan directed Oppenheimer.")  # SAMPLE.answer: 3 sentences
+    assert props["maxItems"] == 3 * STATEMENTS_PER_SENTENCE
+    assert props["items"]["maxLength"] == longest + STATEMENT_MARGIN
+    # a reason is bounded by the statements it is about
+    reason = judge.calls("faithfulness_verdicts")[0].schema.model_json_schema()
+    bound = next(iter(reason["$defs"].values()))["properties"]["reason"]["maxLength"]
+    assert bound < 160 and bound > max(len(x) for x in THREE["statements"])
+
+
+@pytest.mark.parametrize("lang, evasive", [("en", "I'm not sure"), ("ja", "分かりません"),
+                                           ("zh", "我不确定")])
+def test_answer_relevancy_prompt_shows_a_noncommittal_example(lang, evasive):
+    from localeval.prompts import render
+
+    user = render("answer_relevancy", SAMPLE, lang=lang, n=3)[0][1]["content"]
+    assert '"noncommittal": 1' in user and '"noncommittal": 0' in user
+    assert evasive in user
+    bare = render("answer_relevancy", SAMPLE, lang=lang, n=3, examples=False)[0][1]["content"]
+    assert '"noncommittal": 1' not in bare and "noncommittal is 1 if the Answer" in bare
+
+
 def test_fbeta_edges():
     assert fbeta(1, 1, 2) == pytest.approx(0.4)
     assert fbeta(0, 0, 0) == 0.0
@@ -271,9 +337,7 @@ def test_answer_correctness_chinese_seed_004():
     script = {
         "statements": _statements_by_target(["爱因斯坦出生于1879年。", "爱因斯坦出生于西班牙。"],
                                             ["爱因斯坦出生于1879年。", "爱因斯坦出生于德国。"]),
-        "answer_correctness": {"TP": [_item("爱因斯坦出生于1879年。")],
-                               "FP": [_item("爱因斯坦出生于西班牙。")],
-                               "FN": [_item("爱因斯坦出生于德国。")]},
+        "answer_correctness": _classified([1, 0], [1, 0]),
     }
     emb = TableEmbedder({s.answer: [1, 0, 0], s.reference: unit(0.9, 0.1, 0)})
     score, judge, _ = run(AnswerCorrectness(), s, script, embedder=emb)
@@ -367,8 +431,7 @@ def test_noise_sensitivity_unscored_cases():
 # -- shared statement extraction -------------------------------------------------------
 def test_answer_statements_extracted_once_for_three_metrics():
     judge = ScriptedJudge({**_noise_script(), "faithfulness_verdicts": verdicts(1, 1, 0),
-                           "answer_correctness": {"TP": [], "FP": [_item(a) for a in A],
-                                                  "FN": [_item(g) for g in G]}})
+                           "answer_correctness": _classified([0, 0, 0], [0, 0])})
     ctx = Context(judge=judge, embedder=HashEmbedder())
     ctx.begin_sample()
     for m in (Faithfulness(), AnswerCorrectness(), NoiseSensitivity()):

@@ -73,25 +73,52 @@ def test_context_precision_judge_error_propagates():
 
 
 # -- context_recall ------------------------------------------------------------
+# The reference is split into sentences by localeval; the judge gives one verdict per
+# numbered sentence and writes no sentence text of its own.
+RECALL = Sample(id="r", question="What is the capital of Australia?", contexts=CTXS,
+                reference="The capital of Australia is Canberra. It has about 460,000 "
+                          "inhabitants. It is home to the national parliament.")
+
+
 def _classified(*values):
-    return {"classifications": [{"statement": f"sentence {i}", "reason": "r", "verdict": v}
-                                for i, v in enumerate(values)]}
+    return {"verdicts": [{"reason": "r", "verdict": v} for v in values]}
 
 
 def test_context_recall_reference_value_and_unscored():
-    score, judge, _ = run(ContextRecall(), SAMPLE, {"context_recall": _classified(1, 0, 1)})
+    score, judge, _ = run(ContextRecall(), RECALL, {"context_recall": _classified(1, 0, 1)})
     assert score.value == pytest.approx(0.6667, abs=1e-4)
     assert len(judge.requests) == 1
-    assert score.details["classifications"][1]["statement"] == "sentence 1"
-    score, _, _ = run(ContextRecall(), SAMPLE, {"context_recall": {"classifications": []}})
+    rows = score.details["classifications"]
+    assert [r["statement"] for r in rows] == ["The capital of Australia is Canberra.",
+                                              "It has about 460,000 inhabitants.",
+                                              "It is home to the national parliament."]
+    assert [r["verdict"] for r in rows] == [1, 0, 1]
+    # exactly one verdict per sentence, no statement field the judge could invent
+    (req,) = judge.requests
+    props = req.schema.model_json_schema()
+    assert props["properties"]["verdicts"]["minItems"] == 3
+    assert props["properties"]["verdicts"]["maxItems"] == 3
+    verdict = props["$defs"][props["properties"]["verdicts"]["items"]["$ref"].rsplit("/", 1)[1]]
+    assert list(verdict["properties"]) == ["reason", "verdict"]
+    task = req.messages[1]["content"].split("# Task", 1)[1]
+    assert "\n2. It has about 460,000 inhabitants.\n" in task
+    with pytest.raises(JudgeCallError, match="does not match"):
+        run(ContextRecall(), RECALL, {"context_recall": _classified(1, 0)})
+    blank = Sample(id="b", question="q", contexts=CTXS, reference="  ")
+    score, judge, _ = run(ContextRecall(), blank, {})
     assert score.value is None and "no reference sentences" in score.reason
+    assert judge.requests == []
 
 
 def test_context_recall_soft():
     probs = [{"1": 0.75, "0": 0.25}, {"1": 0.25, "0": 0.75}]
+    two = Sample(id="r2", question="q", contexts=CTXS,
+                 reference="Canberra is the capital. Sydney is the largest city.")
     script = {"context_recall": ScriptedReply(_classified(1, 0), probs=probs)}
-    score, _, _ = run(ContextRecall(), SAMPLE, script, verdicts="soft")
+    score, judge, _ = run(ContextRecall(), two, script, verdicts="soft")
     assert score.value == pytest.approx(0.5)
+    assert judge.requests[0].prob_field == "verdict"
+    assert score.details["classifications"][0]["p_verdict_1"] == pytest.approx(0.75)
 
 
 # -- context_entity_recall --------------------------------------------------------
@@ -103,18 +130,54 @@ def _entities_script(ref, ctx):
 
 
 def test_context_entity_recall_reference_value():
-    score, judge, _ = run(ContextEntityRecall(), SAMPLE,
-                          _entities_script(["A", "B", "C"], ["B", "C", "D", "E"]))
+    score, judge, _ = run(ContextEntityRecall(), SAMPLE, _entities_script(
+        ["capital of Australia", "Australia", "Canberra"],
+        ["Australia", "Canberra", "Sydney", "460,000"]))
     assert score.value == pytest.approx(0.6667, abs=1e-4)
-    assert score.details["common"] == ["B", "C"]
+    assert score.details["common"] == ["Australia", "Canberra"]
+    assert score.details["dropped"] == 0
     assert len(judge.requests) == 2
 
 
 def test_context_entity_recall_counts_reference_duplicates_and_empty():
-    score, _, _ = run(ContextEntityRecall(), SAMPLE, _entities_script(["A", "A", "B"], ["A"]))
-    assert score.value == pytest.approx(1 / 3)  # ragas: |{A}| / len([A, A, B])
-    score, judge, _ = run(ContextEntityRecall(), SAMPLE, _entities_script([], ["A"]))
+    score, _, _ = run(ContextEntityRecall(), SAMPLE,
+                      _entities_script(["Canberra", "Canberra", "Australia"], ["Canberra"]))
+    assert score.value == pytest.approx(1 / 3)  # ragas: |{Canberra}| / len([C, C, A])
+    score, judge, _ = run(ContextEntityRecall(), SAMPLE, _entities_script([], ["Canberra"]))
     assert score.value == 0.0 and len(judge.requests) == 1  # contexts not asked
+
+
+def test_context_entity_recall_drops_entities_not_in_their_source():
+    # Made-up entities, and parts of words, are not in the text they were taken from.
+    score, judge, _ = run(ContextEntityRecall(), SAMPLE, _entities_script(
+        ["Canberra", "Melbourne", "Canber", "capital"],
+        ["canberra", "Canberra", "Perth", "60,000", "４６０,０００"]))
+    d = score.details
+    assert d["reference_entities"] == ["Canberra", "capital"]
+    assert d["dropped_reference_entities"] == ["Melbourne", "Canber"]
+    # normalised occurrence: case and full-width forms are the same text
+    assert d["context_entities"] == ["canberra", "Canberra", "４６０,０００"]
+    assert d["dropped_context_entities"] == ["Perth", "60,000"]
+    assert d["dropped"] == 4
+    assert score.value == pytest.approx(0.5)  # Canberra of {Canberra, capital}
+    # the list and its strings are bounded by the source: no more entities than the
+    # reference's 6 words, none longer than the floor of 32 characters (< its 37)
+    schema = judge.requests[0].schema.model_json_schema()["properties"]["entities"]
+    assert schema["maxItems"] == 6 and schema["items"]["maxLength"] == 32
+    # nothing left of the reference: 0.0, contexts not asked
+    score, judge, _ = run(ContextEntityRecall(), SAMPLE, _entities_script(["Perth"], ["x"]))
+    assert score.value == 0.0 and len(judge.requests) == 1
+    assert score.details["dropped_reference_entities"] == ["Perth"]
+
+
+def test_context_entity_recall_japanese_entities_match_inside_words():
+    s = Sample(id="ja", question="q", reference="正社員には入社半年後に10日の年次有給休暇が付与されます。",
+               contexts=["入社から6か月後に年次有給休暇が10日付与される。"])
+    score, _, _ = run(ContextEntityRecall(), s, _entities_script(
+        ["10日", "年次有給休暇", "エッフェル塔"], ["年次有給休暇", "10日", "6か月"]))
+    assert score.details["reference_entities"] == ["10日", "年次有給休暇"]
+    assert score.details["dropped_reference_entities"] == ["エッフェル塔"]
+    assert score.value == pytest.approx(1.0)
 
 
 # -- context_relevancy (legacy) ------------------------------------------------------
@@ -128,24 +191,33 @@ EINSTEIN_JA = (
 def test_context_relevancy_seed_000_japanese():
     s = Sample(id="ja", question="アルベルト・アインシュタインについて教えてください。",
                contexts=[EINSTEIN_JA])
-    picked = ["アルベルト・アインシュタインは 1879 年 3 月 14 日に生まれ、ドイツ生まれの理論物理学者で、"
-              "史上最も偉大で影響力のある科学者の一人とされています。",
-              "彼は 1921 年に物理学でノーベル賞を受賞しました。"]
-    score, judge, _ = run(ContextRelevancy(), s, {"context_relevancy": {"sentences": picked}})
+    # seed 000's judge picked the first and the last sentence: by number here
+    score, judge, _ = run(ContextRelevancy(), s, {"context_relevancy": {"sentences": [1, 4]}})
     assert score.details["context_sentences"] == 4
     assert score.value == pytest.approx(0.5)  # 2 / 4, as in seed 000
+    assert score.details["selected"] == [1, 4]
+    assert score.details["sentences"][1] == "彼は 1921 年に物理学でノーベル賞を受賞しました。"
+    assert all(x in EINSTEIN_JA for x in score.details["sentences"])
     user = judge.requests[0].messages[1]["content"]
     assert "アインシュタインは1879年3月14日に生まれた。" in user  # Japanese few-shot
+    assert "\n4. 彼は 1921 年に物理学でノーベル賞を受賞しました。" in user
+    # the grammar offers the numbers 1..4 only
+    items = judge.requests[0].schema.model_json_schema()["properties"]["sentences"]
+    assert items["items"]["enum"] == [1, 2, 3, 4] and items["maxItems"] == 4
 
 
-def test_context_relevancy_insufficient_cap_and_empty():
+def test_context_relevancy_insufficient_repeats_and_empty():
     s = Sample(id="e", question="q", contexts=["One. Two."])
-    for out in ([], ["Insufficient Information"]):
-        score, _, _ = run(ContextRelevancy(), s, {"context_relevancy": {"sentences": out}})
-        assert score.value == 0.0 and score.details["insufficient"]
-    score, _, _ = run(ContextRelevancy(), s,
-                      {"context_relevancy": {"sentences": ["One.", "Two.", "Three."]}})
-    assert score.value == 1.0  # capped
+    score, _, _ = run(ContextRelevancy(), s, {"context_relevancy": {"sentences": []}})
+    assert score.value == 0.0 and score.details["insufficient"]
+    score, _, _ = run(ContextRelevancy(), s, {"context_relevancy": {"sentences": [2, 1]}})
+    assert score.value == 1.0 and score.details["sentences"] == ["One.", "Two."]
+    # a repeated number counts once
+    score, _, _ = run(ContextRelevancy(), s, {"context_relevancy": {"sentences": [2, 2]}})
+    assert score.value == 0.5 and score.details["repeated_selections"] == 1
+    # a sentence that is not there cannot be selected
+    with pytest.raises(JudgeCallError, match="does not match"):
+        run(ContextRelevancy(), s, {"context_relevancy": {"sentences": [3]}})
     empty = Sample(id="e0", question="q", contexts=["  ", ""])
     score, judge, _ = run(ContextRelevancy(), empty, {})
     assert score.value == 0.0 and judge.requests == []

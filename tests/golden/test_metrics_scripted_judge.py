@@ -77,3 +77,22 @@ def test_auto_mode():
     out = j.ask(_req("v", sized(Verdicts, 4))).output
     assert len(out.verdicts) == 4
     assert auto_output(Verdicts) == {"verdicts": [{"reason": "reason", "verdict": 1}]}
+
+
+def test_new_metric_schemas_in_scripts_and_auto_mode():
+    from localeval.metrics.schemas import correctness_schema, selection_schema, statements_schema
+
+    j = ScriptedJudge({"c": {"answer": [{"reason": "r", "verdict": 1}],
+                             "reference": [{"reason": "r", "verdict": 0},
+                                           {"reason": "r", "verdict": 1}]}}, auto=True)
+    r = j.ask(_req("c", correctness_schema(1, 2), prob_field="verdict"))
+    assert [v.verdict for v in r.output.reference] == [0, 1]
+    assert r.probs == [{"1": 1.0}, {"0": 1.0}, {"1": 1.0}]  # answer's verdicts, then reference's
+    with pytest.raises(JudgeCallError, match="does not match"):  # sized: 2 reference verdicts
+        j.ask(_req("c", correctness_schema(1, 3)))
+    auto = j.ask(_req("other", correctness_schema(2, 3))).output
+    assert (len(auto.answer), len(auto.reference)) == (2, 3)
+    assert j.ask(_req("sel", selection_schema(4))).output.sentences == [4]  # highest allowed
+    assert j.ask(_req("sel1", selection_schema(1))).output.sentences == [1]
+    st = j.ask(_req("st", statements_schema(2, 5))).output.statements
+    assert len(st) == 1 and len(st[0]) <= 5

@@ -9,7 +9,17 @@ import pytest
 from pydantic import BaseModel, Field
 
 from localeval.judge.grammar import STRICT_CHAR_RULE, allowed_values, check_bounds, max_tokens_for, schema_to_gbnf, stock_char_rule, stock_gbnf
-from localeval.metrics.schemas import ALL_SCHEMAS, Rating012, Verdicts
+from localeval.metrics.schemas import (
+    ALL_SCHEMAS,
+    Rating012,
+    Statements,
+    Verdicts,
+    correctness_schema,
+    entities_schema,
+    selection_schema,
+    statements_schema,
+    verdicts_schema,
+)
 
 
 class Unbounded(BaseModel):
@@ -112,3 +122,46 @@ def test_allowed_values():
         allowed_values(Ok, "reason")
     with pytest.raises(ValueError, match="not a Literal"):
         allowed_values(Ok, "tags")  # a list of literals is not one verdict
+
+
+# -- the per-call schemas of the metrics ---------------------------------------------
+def _rule(gbnf: str, name: str) -> str:
+    return next(line.split("::=", 1)[1] for line in gbnf.splitlines()
+                if line.startswith(name + " ::="))
+
+
+def test_per_call_schemas_compile_and_are_bounded():
+    for schema in (statements_schema(4, 60), entities_schema(8, 30), verdicts_schema(3, 50),
+                   correctness_schema(2, 3, 70), selection_schema(1), selection_schema(12)):
+        check_bounds(schema)
+        assert "root ::=" in schema_to_gbnf(schema)
+        assert max_tokens_for(schema) < max_tokens_for(Statements)
+
+
+def test_correctness_grammar_has_exactly_one_verdict_per_statement():
+    gbnf = schema_to_gbnf(correctness_schema(2, 3, 20))
+    answer, reference = _rule(gbnf, "answer"), _rule(gbnf, "reference")
+    assert answer.count("answer-item") == 2 and reference.count("reference-item") == 3
+    assert "?" not in answer and "?" not in reference  # no optional items: exact counts
+    assert "statement" not in gbnf  # no statement text to write, only verdicts
+
+
+def test_selection_grammar_offers_only_the_sentence_numbers():
+    gbnf = schema_to_gbnf(selection_schema(12))
+    items = [x.strip() for x in _rule(gbnf, "sentences-item").split("|")]
+    assert items == [f'"{i}"' for i in range(1, 13)]
+    assert _rule(gbnf, "sentences").count("sentences-item") == 12  # at most n numbers
+    assert "char" not in gbnf  # no strings at all
+    assert max_tokens_for(selection_schema(12)) < 100
+
+
+def test_budgets_scale_with_the_bounds_and_cover_the_longest_output():
+    small, large = max_tokens_for(statements_schema(2, 50)), max_tokens_for(statements_schema(8, 50))
+    assert 3.5 < large / small < 4.5
+    assert max_tokens_for(verdicts_schema(3, 40)) < max_tokens_for(verdicts_schema(3, 160))
+    longest = {"answer": [{"reason": "x" * 20, "verdict": 1}] * 2,
+               "reference": [{"reason": "x" * 20, "verdict": 0}] * 3}
+    text = json.dumps(longest, separators=(", ", ": "))
+    assert max_tokens_for(correctness_schema(2, 3, 20), tokens_per_char=1) >= len(text)
+    sel = json.dumps({"sentences": list(range(1, 13))}, separators=(", ", ": "))
+    assert max_tokens_for(selection_schema(12), tokens_per_char=1) >= len(sel)

@@ -5,7 +5,22 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from localeval.metrics.schemas import ALL_SCHEMAS, ContextVerdict, Rating012, Rating024, Statements, Verdicts, correctness_schema, sized
+from localeval.metrics.schemas import (
+    ALL_SCHEMAS,
+    MAX_STATEMENTS,
+    REASON_CHARS,
+    ContextVerdict,
+    Rating012,
+    Rating024,
+    Statements,
+    Verdicts,
+    correctness_schema,
+    entities_schema,
+    selection_schema,
+    sized,
+    statements_schema,
+    verdicts_schema,
+)
 
 
 def _walk(node, defs, path="$"):
@@ -72,13 +87,76 @@ def test_string_bounds_are_validated():
         Statements.model_validate({"statements": ["x" * 10_000]})
 
 
-def test_correctness_schema_bounds_lists_by_statement_counts():
+def _verdict(reason="r", verdict=1):
+    return {"reason": reason, "verdict": verdict}
+
+
+def test_correctness_schema_sizes_both_verdict_lists_exactly():
     c = correctness_schema(2, 3)
     assert correctness_schema(2, 3) is c
     props = c.model_json_schema()["properties"]
-    assert (props["TP"]["maxItems"], props["FP"]["maxItems"], props["FN"]["maxItems"]) == (2, 2, 3)
-    item = {"statement": "s", "reason": "r"}
-    with pytest.raises(ValidationError):
-        c.model_validate({"TP": [item] * 3, "FP": [], "FN": []})
+    assert list(props) == ["answer", "reference"]
+    assert (props["answer"]["minItems"], props["answer"]["maxItems"]) == (2, 2)
+    assert (props["reference"]["minItems"], props["reference"]["maxItems"]) == (3, 3)
+    ok = c.model_validate({"answer": [_verdict()] * 2, "reference": [_verdict(verdict=0)] * 3})
+    assert [v.verdict for v in ok.reference] == [0, 0, 0]
+    for bad in ({"answer": [_verdict()] * 3, "reference": [_verdict()] * 3},
+                {"answer": [_verdict()] * 2, "reference": [_verdict()] * 2},
+                {"answer": [_verdict()] * 2, "reference": [_verdict()] * 3, "TP": []}):
+        with pytest.raises(ValidationError):
+            c.model_validate(bad)
     with pytest.raises(ValueError):
         correctness_schema(0, 1)
+    with pytest.raises(ValueError):
+        correctness_schema(1, MAX_STATEMENTS + 1)
+
+
+def test_reasons_can_be_bounded_below_the_ceiling():
+    c = correctness_schema(1, 1, 50)
+    with pytest.raises(ValidationError):
+        c.model_validate({"answer": [_verdict("x" * 51)], "reference": [_verdict()]})
+    v = verdicts_schema(2, 40)
+    assert issubclass(v, Verdicts)
+    with pytest.raises(ValidationError):
+        v.model_validate({"verdicts": [_verdict("x" * 41), _verdict()]})
+    assert verdicts_schema(3, REASON_CHARS) is sized(Verdicts, 3)
+    js = v.model_json_schema()
+    item = next(iter(js["$defs"].values()))
+    assert list(item["properties"]) == ["reason", "verdict"]  # reason still first
+    with pytest.raises(ValueError):
+        verdicts_schema(2, REASON_CHARS + 1)
+
+
+def test_statement_and_entity_schemas_bound_count_and_length():
+    st = statements_schema(3, 20)
+    assert issubclass(st, Statements) and statements_schema(3, 20) is st
+    arr = st.model_json_schema()["properties"]["statements"]
+    assert arr["maxItems"] == 3 and arr["items"]["maxLength"] == 20 and "minItems" not in arr
+    st.model_validate({"statements": []})
+    with pytest.raises(ValidationError):
+        st.model_validate({"statements": ["a", "b", "c", "d"]})
+    with pytest.raises(ValidationError):
+        st.model_validate({"statements": ["x" * 21]})
+    en = entities_schema(2, 8)
+    with pytest.raises(ValidationError):
+        en.model_validate({"entities": ["123456789"]})
+    for bad in ((0, 10), (10, 0), (MAX_STATEMENTS + 1, 10), (1, 10_000)):
+        with pytest.raises(ValueError):
+            statements_schema(*bad)
+
+
+def test_selection_schema_allows_only_the_numbers_shown():
+    sel = selection_schema(3)
+    arr = sel.model_json_schema()["properties"]["sentences"]
+    assert arr["items"]["enum"] == [1, 2, 3] and arr["maxItems"] == 3
+    assert sel.model_validate({"sentences": [3, 1]}).sentences == [3, 1]
+    assert sel.model_validate({"sentences": []}).sentences == []
+    for bad in ([0], [4], ["1"], [1, 2, 3, 1]):
+        with pytest.raises(ValidationError):
+            sel.model_validate({"sentences": bad})
+    # one sentence: still an enum (not "const"), the same form for every reader
+    assert selection_schema(1).model_json_schema()["properties"]["sentences"]["items"] == {
+        "type": "integer", "enum": [1]}
+    assert selection_schema(200).model_validate({"sentences": [200]}).sentences == [200]
+    with pytest.raises(ValueError):
+        selection_schema(0)

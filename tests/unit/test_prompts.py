@@ -33,10 +33,10 @@ INPUTS = {
     "answer_relevancy": {"n": 3},
     "context_precision": {"k": 1},
     "context_utilization": {"k": 1},
-    "context_recall": {},
+    "context_recall": {"sentences": ["r one", "r two"]},
     "entities": {"target": "reference"},
     "answer_correctness": {"answer_statements": ["a"], "reference_statements": ["b"]},
-    "context_relevancy": {},
+    "context_relevancy": {"sentences": ["c one", "c two"]},
     **{f"nv_{m}_{i}": {} for m in ("context_relevance", "answer_accuracy",
                                    "response_groundedness") for i in (1, 2)},
 }
@@ -71,7 +71,7 @@ def test_layout_shared_system_and_sample_prefix(sample):
 
 def test_system_text_is_the_same_for_all_samples():
     a = prompting.render("statements", EN, lang="en", target="answer")[0][0]
-    b = prompting.render("context_recall", JA, lang="ja")[0][0]
+    b = prompting.render("context_recall", JA, lang="ja", sentences=["r"])[0][0]
     assert a == b
 
 

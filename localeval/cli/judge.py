@@ -1,0 +1,131 @@
+"""``localeval judge check``: is this judge fit to score? Its self-test on known-answer pairs.
+
+The judge is named and loaded as ``localeval run`` does it (GGUF path, model
+name, URL; its calls cached), then scored on the bundled probe pairs of each
+judge metric (``selfcheck``). Exit 0 when every checked metric is fit, 1 when
+not (like a failed gate), 2 for usage errors and 3 when the judge or embedder
+cannot be loaded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from localeval.cli.run import add_judge_options, judge_options
+from localeval.errors import ModelError, UsageError
+
+__all__ = ["add_judge_parser", "cmd_judge_check"]
+
+
+def add_judge_parser(sub: argparse._SubParsersAction) -> None:
+    """``localeval judge check [--judge X] [-m METRICS] [--json]``."""
+    j = sub.add_parser("judge", help="test a judge model",
+                       description="Commands about the judge model.")
+    jsub = j.add_subparsers(dest="judge_command", metavar="COMMAND", required=True)
+    c = jsub.add_parser(
+        "check", help="self-test a judge on known-answer pairs (exit 1 if not fit)",
+        description="Score the bundled known-answer pairs (clearly good vs clearly bad, "
+                    "en/ja/zh) with each judge metric and say whether the judge orders them "
+                    "right: fit (>= 80% of pairs), doubtful (60-80%) or unfit. Exit 0 when "
+                    "fit, 1 when not.")
+    c.add_argument("-m", "--metrics", help="comma-separated judge metrics to check "
+                   "(default: every judge metric)")
+    add_judge_options(c)
+    c.add_argument("--embedder", help="embedding model for the metrics that also embed "
+                   "(answer_relevancy) (default: all-MiniLM-L6-v2 if installed, else those "
+                   "metrics are skipped)")
+    c.add_argument("--device", default="auto", help="auto, cpu, cuda, mps (default: %(default)s)")
+    c.add_argument("--cache", help="cache file (default: $LOCALEVAL_CACHE or "
+                   "~/.cache/localeval/cache.sqlite)")
+    c.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
+    c.add_argument("--quiet", action="store_true", help="no progress bar, no table")
+    c.add_argument("--json", action="store_true", help="print the result as JSON")
+    c.set_defaults(func=cmd_judge_check)
+
+
+def _metrics(spec: str | None) -> list[Any]:
+    from localeval.metrics import parse_metrics, registry
+
+    if spec:
+        return parse_metrics(spec)
+    return parse_metrics(",".join(n for n, c in registry().items() if c.uses_judge))
+
+
+def _embedder(args: argparse.Namespace, store: Any, configured: Any) -> Any:
+    """The named (or configured) embedder; the default one only if it is installed."""
+    from localeval.run import resolve_embedder
+
+    named = args.embedder if args.embedder is not None else configured
+    try:
+        return resolve_embedder(named, store, args.device)
+    except ModelError:
+        if named is not None:
+            raise
+        return None
+
+
+def cmd_judge_check(args: argparse.Namespace) -> int:
+    """Run the self-test, print the table (or JSON); 0 when fit, 1 when not."""
+    from localeval.config import get_config
+    from localeval.run import RunProgress, open_cache, resolve_judge
+    from localeval.selfcheck import check_judge, checkable
+
+    metrics = _metrics(args.metrics)
+    run, skipped = checkable(metrics)
+    if not run:
+        why = "; ".join(f"{k}: {v}" for k, v in skipped.items()) or "no judge metric named"
+        raise UsageError(f"nothing to check ({why})")
+    cfg = get_config()
+    store = open_cache(False if args.no_cache else (args.cache or True))
+    name = args.judge if args.judge is not None else cfg.judge
+    judge = resolve_judge(name, store, {**cfg.judge_options, **judge_options(args)})
+    if judge is None:
+        raise UsageError("no judge to check: pass --judge (a GGUF file, a model name in "
+                         "models/ or an http(s):// URL), or put one GGUF file in models/")
+    embedder = (_embedder(args, store, cfg.embedder)
+                if any(m.uses_embedder for m in run.values()) else None)
+    bar: Any = None
+    last = 0
+
+    def step(done: int, total: int, usage: Any) -> None:
+        nonlocal bar, last
+        if bar is None:
+            bar = RunProgress(total, enabled=False if (args.quiet or args.json) else None,
+                              description="judge self-test")
+        bar.update(usage, advance=done - last)
+        last = done
+
+    try:
+        result = check_judge(judge, metrics, embedder=embedder, verdicts=args.verdicts,
+                             cache=store, on_progress=step)
+    finally:
+        if bar is not None:
+            bar.close()
+    if args.json:
+        print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+    elif not args.quiet:
+        _print_table(result)
+    else:
+        print(result.summary_line(), file=sys.stderr)
+    return 0 if result.fit else 1
+
+
+def _print_table(result: Any) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(title=f"judge self-test: {result.judge}")
+    for col in ("metric", "pairs ordered right", "pass rate", "unscored", "verdict"):
+        t.add_column(col, justify="left" if col in ("metric", "verdict") else "right")
+    for key, m in result.metrics.items():
+        t.add_row(key, f"{m.passed}/{m.pairs}", f"{m.pass_rate:.0%}", str(m.unscored), m.verdict)
+    for key, why in result.skipped.items():
+        t.add_row(key, "-", "-", "-", f"skipped: {why}")
+    console = Console()
+    console.print(t)
+    console.print(result.summary_line())
+    if result.copied_calls:
+        console.print(f"{result.copied_calls} judge calls copied the prompt's example")

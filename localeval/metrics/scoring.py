@@ -1,0 +1,32 @@
+"""Scoring one metric on one sample safely: the one place a failure becomes an unscored Score.
+
+A run, the judge self-test and the RAGAS-style metric objects all score
+through ``score_one``, so a sample that lacks a field, a failed judge call
+(truncated output, a copied example) or a missing model gives the same
+unscored reason wherever it happens, and never an exception that ends a run.
+"""
+
+from __future__ import annotations
+
+from localeval.errors import JudgeCallError
+from localeval.metrics.base import Metric
+from localeval.metrics.model_access import Context, NoEmbedder, NoJudge
+from localeval.types import Sample, Score
+
+__all__ = ["missing_reason", "score_one"]
+
+
+def missing_reason(m: Metric, s: Sample) -> str:
+    """The unscored reason for a metric the sample lacks fields for (or that never ran)."""
+    missing = m.missing_fields(s)
+    return "missing " + ", ".join(missing) if missing else "not computed"
+
+
+def score_one(m: Metric, s: Sample, ctx: Context) -> Score:
+    """``m.score(s, ctx)``; unscored with the reason when a field is missing or the model fails."""
+    if m.missing_fields(s):
+        return Score.unscored(missing_reason(m, s))
+    try:
+        return m.score(s, ctx)
+    except (JudgeCallError, NoJudge, NoEmbedder) as e:
+        return Score.unscored(str(e))
