@@ -89,14 +89,14 @@ class RagasMetric:
     def score(self, **fields: Any) -> MetricResult:
         """Score one sample given as keyword fields (RAGAS v1 or v2 names)."""
         from localeval.dataset import load_dataset
-        from localeval.run import missing_reason, score_metric
+        from localeval.metrics import missing_reason, score_one
 
         sample = load_dataset([fields]).samples[0]
         if self.metric.missing_fields(sample):
             return MetricResult(None, missing_reason(self.metric, sample))
         ctx = self._context()
         ctx.begin_sample()
-        sc = score_metric(self.metric, sample, ctx)
+        sc = score_one(self.metric, sample, ctx)
         return MetricResult(sc.value, sc.reason, sc.details)
 
     async def ascore(self, **fields: Any) -> MetricResult:

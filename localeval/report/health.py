@@ -130,7 +130,10 @@ def _warnings(h: Mapping[str, Any]) -> list[str]:
         w.append(f"{_pct(h['unscored_rate'])} of judge scores are unscored "
                  f"(most often: {top})")
     st = h.get("self_test")
-    if st and st.get("verdict") not in (None, "fit", "unchecked"):
+    if st and st.get("verdict") == "error":
+        w.append(f"the judge self-test could not run ({st.get('reason', '')}): "
+                 "nothing shows that this judge can do the task")
+    elif st and st.get("verdict") not in (None, "fit", "unchecked", "skipped"):
         rates = ", ".join(f"{k} {v['passed']}/{v['pairs']}" for k, v in st["metrics"].items())
         w.append(f"judge self-test: {st['verdict']}: it ordered known good/bad pairs right only "
                  f"{rates} times; its scores are not evidence")
@@ -142,6 +145,6 @@ def health_line(summary: Mapping[str, Any]) -> str:
     h = summary.get("judge_health")
     if not h or h.get("warnings"):
         return ""
-    st = (h.get("self_test") or {}).get("verdict", "not run")
+    st = (h.get("self_test") or {}).get("line") or "self-test: not run"
     return (f"Judge health: no copied examples, {h.get('unscored', 0)} of {h.get('scores', 0)} "
-            f"judge scores unscored, no constant metric; self-test: {st}.")
+            f"judge scores unscored, no constant metric; {st}.")

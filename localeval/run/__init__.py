@@ -4,7 +4,7 @@
   score sample by sample, aggregate, write the run folder).
 - ``wiring``: from the judge / embedder / cache a caller named to loaded ones.
 - ``scoring``: one sample's model metrics back to back (each through
-  ``metrics.score_one``; ``score_metric`` is its old name here); ``MetricObserver``.
+  ``metrics.score_one``); ``MetricObserver``.
 - ``strategies``: single process, worker processes, judge-pool threads;
   ``ray``: Ray actors; ``workers``: the set-up worker processes and actors share.
 - ``aggregate``: the summary; ``result``: ``EvaluationResult``; ``progress``: the bar.
@@ -18,11 +18,9 @@ _WHERE = {
     "MetricObserver": ".scoring",
     "RunProgress": ".progress",
     "evaluate": ".runner",
-    "missing_reason": ".scoring",
     "open_cache": ".wiring",
     "resolve_embedder": ".wiring",
     "resolve_judge": ".wiring",
-    "score_metric": ".scoring",
 }
 
 __all__ = sorted(_WHERE)

@@ -13,13 +13,10 @@ import statistics
 import time
 from typing import Protocol, Sequence
 
-from localeval.metrics import Context, Metric, missing_reason, score_one
+from localeval.metrics import Context, Metric, score_one
 from localeval.types import Sample, Score
 
-__all__ = ["MetricObserver", "missing_reason", "score_metric", "score_sample"]
-
-#: The run face's old name for ``metrics.score_one`` (``localeval.ragas`` uses it).
-score_metric = score_one
+__all__ = ["MetricObserver", "score_sample"]
 
 
 class MetricObserver(Protocol):

