@@ -25,7 +25,6 @@ import argparse
 import json
 import sys
 import time
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -37,15 +36,9 @@ from localeval.judge import JudgeRequest, load_judge  # noqa: E402
 from localeval.lang import split_sentences  # noqa: E402
 from localeval.metrics.schemas import ContextVerdict, Statements, Verdicts, sized  # noqa: E402
 from localeval.prompts import render, sample_language, system_text  # noqa: E402
-from localeval.prompts.examples import copied_strings, example_strings  # noqa: E402
+from localeval.prompts.examples import copied_strings, example_lines, example_strings  # noqa: E402
 
 LAYOUTS = ("after-sample", "system", "before-sample", "none")
-
-
-def _example_text(with_ex: str, without: str) -> str:
-    extra = Counter(with_ex.splitlines())
-    extra.subtract(without.splitlines())
-    return "\n".join(line for line, n in extra.items() if n > 0)
 
 
 def messages_for(layout: str, step: str, sample: Any, lang: str, **inputs: Any
@@ -53,7 +46,7 @@ def messages_for(layout: str, step: str, sample: Any, lang: str, **inputs: Any
     """The messages of ``layout``, plus what the copy test needs."""
     with_ex = render(step, sample, lang=lang, examples=True, **inputs)[0][-1]["content"]
     without = render(step, sample, lang=lang, examples=False, **inputs)[0][-1]["content"]
-    example = _example_text(with_ex, without)
+    example = "\n".join(example_lines(with_ex, without))
     system = system_text()
     if layout == "after-sample":
         msgs = [{"role": "system", "content": system}, {"role": "user", "content": with_ex}]

@@ -34,7 +34,7 @@ from localeval.lang import normalise
 from localeval.prompts.renderer import render
 from localeval.types import Sample
 
-__all__ = ["example_strings", "copied_strings", "borrowed_tokens", "find_copies", "NEAR_COPY_RATIO"]
+__all__ = ["example_lines", "example_strings", "copied_strings", "borrowed_tokens", "find_copies", "NEAR_COPY_RATIO"]
 
 #: Strings at least this similar (difflib ratio) to an example string are copies.
 NEAR_COPY_RATIO = 0.9
@@ -93,13 +93,18 @@ def borrowed_tokens(text: str, example_tokens: set[str], input_tokens: set[str])
     return (_tokens(text, distinctive=True) & example_tokens) - input_tokens
 
 
-def example_strings(with_examples: str, without_examples: str) -> frozenset[str]:
-    """Normalised strings of the lines that only the with-examples rendering has."""
+def example_lines(with_examples: str, without_examples: str) -> list[str]:
+    """The lines only the with-examples rendering has: the example itself."""
     extra = Counter(with_examples.splitlines())
     extra.subtract(without_examples.splitlines())
+    return [line for line, n in extra.items() if n > 0]
+
+
+def example_strings(with_examples: str, without_examples: str) -> frozenset[str]:
+    """Normalised strings of the lines that only the with-examples rendering has."""
     out = set()
-    for line, n in extra.items():
-        if n > 0 and line.strip() and line.strip() != "Example":
+    for line in example_lines(with_examples, without_examples):
+        if line.strip() and line.strip() != "Example":
             out.update(s for s in map(normalise, _line_strings(line)) if len(s) >= MIN_CHARS)
     return frozenset(out)
 
@@ -141,7 +146,5 @@ def find_copies(output: Any, step: str, sample: Sample, *, lang: str, **inputs: 
     """The strings of a judge's ``output`` for ``step`` that copy the step's example."""
     with_ex = render(step, sample, lang=lang, examples=True, **inputs)[0][-1]["content"]
     without = render(step, sample, lang=lang, examples=False, **inputs)[0][-1]["content"]
-    extra = Counter(with_ex.splitlines())
-    extra.subtract(without.splitlines())
-    example_text = "\n".join(line for line, n in extra.items() if n > 0)
+    example_text = "\n".join(example_lines(with_ex, without))
     return copied_strings(output, example_strings(with_ex, without), without, example_text)
