@@ -13,6 +13,7 @@ __all__ = [
     "DataError",
     "ModelError",
     "JudgeCallError",
+    "os_reason",
 ]
 
 
@@ -59,3 +60,13 @@ class JudgeCallError(Exception):
     Examples: output truncated at the token budget, prompt longer than the
     context window. The runner records ``str(err)`` as the unscored reason.
     """
+
+
+def os_reason(err: OSError) -> str:
+    """The reason in an OSError as a short phrase ("permission denied"), without the path.
+
+    Path problems are reported as ``PATH: reason``; ``str(OSError)`` repeats the
+    path and the errno, so every caller words them the same way through this.
+    """
+    reason = err.strerror or str(err) or type(err).__name__
+    return reason[:1].lower() + reason[1:]

@@ -1,21 +1,32 @@
 """Which sample of one result set is which of another: :func:`align`.
 
 Two tools rarely agree on ids: a RAGAS export may have none (rows are
-numbered), a deepeval run names its cases itself. The rule below pairs by id,
-then by row order checked against the question text, then by question text;
-every sample left without a partner is reported, never silently dropped.
+numbered), a deepeval run names its cases itself, and an export saved after
+a ``df.sample()`` or a ``sort_values`` has its rows in another order. Pairing
+by position would then compare different samples and report a wrong
+correlation with a straight face. So samples are paired by id, then by
+content (question text, hashes of contexts and answer: see
+``results.content``), and :func:`align` refuses (``DataError``, exit 2) naming
+the first sample it cannot place. Pairing by position happens only when
+asked for (``how="position"``, ``--align position``).
 """
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass
 from typing import Any, Mapping
 
 from localeval.agreement.resultset import ResultSet
-from localeval.errors import DataError
+from localeval.errors import DataError, UsageError
+from localeval.lang import normalise
 
-__all__ = ["Alignment", "align"]
+__all__ = ["Alignment", "align", "ALIGN_RULES"]
+
+#: What ``how`` may be: ``auto`` tries id, then content.
+ALIGN_RULES = ("auto", "id", "content", "position")
+# Content keys, in the order they are named in messages.
+_KEYS = ("question", "contexts_hash", "answer_hash")
+_WHAT = {"question": "question", "contexts_hash": "contexts", "answer_hash": "answer"}
 
 
 @dataclass
@@ -27,83 +38,142 @@ class Alignment:
     only_a: list[str]
     only_b: list[str]
     note: str = ""
+    #: content fields the pairs were matched or checked on ("question", "contexts_hash", ...)
+    checked: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {"rule": self.rule, "matched": len(self.pairs), "only_a": len(self.only_a),
                 "only_b": len(self.only_b), "only_a_ids": self.only_a[:20],
-                "only_b_ids": self.only_b[:20], "note": self.note}
+                "only_b_ids": self.only_b[:20], "checked": list(self.checked),
+                "note": self.note}
 
 
-def _norm_q(q: str) -> str:
-    return " ".join(unicodedata.normalize("NFKC", q).split()).casefold()
+def _content(rs: ResultSet, sid: str) -> dict[str, str]:
+    """The normalised content of one sample: what two sets are matched and checked on."""
+    out = dict(rs.hashes.get(sid, {}))
+    q = rs.questions.get(sid)
+    if q is not None:
+        out["question"] = normalise(q)
+    return out
 
 
-def align(a: ResultSet | Mapping[str, Any], b: ResultSet | Mapping[str, Any]) -> Alignment:
-    """Pair the samples of ``a`` and ``b``.
+def _shared_keys(a: ResultSet, b: ResultSet) -> tuple[str, ...]:
+    """Content fields every sample of both sets has (a partial field cannot key a match)."""
+    def keys(rs: ResultSet) -> set[str]:
+        ks = set(_KEYS)
+        for sid in rs.scores:
+            ks &= set(_content(rs, sid))
+        return ks
+    both = keys(a) & keys(b)
+    return tuple(k for k in _KEYS if k in both)
 
-    The rule, in order:
 
-    1. both sets carry ids -> match on id (unless no id is shared and both
-       have question texts, then 3.);
-    2. either set is numbered by row order -> pair row i with row i when the
-       sets have the same length, and, when both carry question texts, check
-       that each pair asks the same question; if any pair differs, use 3.;
-    3. match on question text (whitespace- and Unicode-normalised, case-folded);
-       a question that occurs more than once on a side is left unmatched
-       rather than guessed.
+def _describe(rs: ResultSet, sid: str) -> str:
+    """``row 3 (id 'q2', question 'What is…')`` of a sample, for messages."""
+    where = f"row {rs.rows[sid]} " if sid in rs.rows else ""
+    q = rs.questions.get(sid)
+    qs = f", question {q[:60] + ('…' if len(q) > 60 else '')!r}" if q else ""
+    return f"{where}(id {sid!r}{qs})"
 
-    Samples without a partner are reported, never silently dropped.
+
+def align(a: ResultSet | Mapping[str, Any], b: ResultSet | Mapping[str, Any], *,
+          how: str = "auto") -> Alignment:
+    """Pair the samples of ``a`` and ``b``; refuse (DataError) rather than guess.
+
+    ``how="auto"``, in order:
+
+    1. both sets carry ids and share some -> match on id, and check each pair's
+       content (question, contexts and answer hashes, where both sides have
+       them); if a pair's content differs, match on content instead, or refuse
+       naming the first pair that differs;
+    2. otherwise match on content (the fields every sample of both sets has);
+       samples with identical content are paired in order. Every sample of the
+       smaller set must find a partner, else refuse naming the first that does
+       not; samples only in the larger set are reported;
+    3. no shared id and no content on both sides: refuse.
+
+    ``how="id"`` or ``"content"`` forces that rule (still checked);
+    ``how="position"`` pairs row i with row i and checks nothing.
     """
+    if how not in ALIGN_RULES:
+        raise UsageError(f"align must be one of {', '.join(ALIGN_RULES)}, not {how!r}")
     a = a if isinstance(a, ResultSet) else ResultSet.from_scores(a)
     b = b if isinstance(b, ResultSet) else ResultSet.from_scores(b)
-    ids_a, ids_b = list(a.scores), list(b.scores)
-    have_q = (len(a.questions) == len(a) and len(b.questions) == len(b))
-    if a.ids_from == "id" and b.ids_from == "id":
-        shared = set(ids_b)
-        pairs = [(i, i) for i in ids_a if i in shared]
-        if pairs or not have_q:
-            sa = {p for p, _ in pairs}
-            return Alignment(pairs, "id", [i for i in ids_a if i not in sa],
-                             [i for i in ids_b if i not in sa])
-        return _by_question(a, b, note="no id is shared; matched on question text")
-    if len(a) == len(b):
-        pairs = list(zip(ids_a, ids_b))
-        if have_q:
-            differ = sum(_norm_q(a.questions[x]) != _norm_q(b.questions[y]) for x, y in pairs)
-            if differ:
-                return _by_question(a, b, note=f"row order disagreed on {differ} question(s); "
-                                               "matched on question text")
-        return Alignment(pairs, "row order", [], [],
-                         "" if have_q else "no question text to check the row order against")
-    if have_q:
-        return _by_question(a, b, note=f"different lengths ({len(a)} vs {len(b)})")
-    raise DataError(f"cannot pair {a.source} ({len(a)} samples) with {b.source} "
-                    f"({len(b)} samples): no shared ids, different lengths, and no question "
-                    "text to match on. Add an 'id' column to the export.")
+    if how == "position":
+        return _by_position(a, b)
+    keys = _shared_keys(a, b)
+    if how in ("auto", "id") and a.ids_from == "id" and b.ids_from == "id":
+        shared = set(b.scores)
+        pairs = [(i, i) for i in a.scores if i in shared]
+        if how == "id" and not pairs:
+            raise DataError(f"no id of {a.source} occurs in {b.source}; align by content "
+                            "or by position (--align content / --align position)")
+        if pairs:
+            bad = _first_difference(a, b, pairs, keys)
+            if bad is None:
+                sa = {p for p, _ in pairs}
+                return Alignment(pairs, "id", [i for i in a.scores if i not in sa],
+                                 [i for i in b.scores if i not in sa], checked=keys)
+            if how == "id" or not keys:
+                raise DataError(bad)
+            try:
+                return _by_content(a, b, keys, note="the same ids hold different samples ("
+                                   + bad + "); matched on content")
+            except DataError as e:
+                raise DataError(f"{bad}; matching on content failed too: {e}") from None
+    if not keys:
+        missing = [rs.source for rs in (a, b) if not _shared_keys(rs, rs)]
+        why = ("no question text or content hashes in " + " and ".join(missing)
+               if missing else "the two sets record different content fields")
+        raise DataError(f"cannot pair {a.source} ({len(a)} samples) with {b.source} "
+                        f"({len(b)} samples): no shared ids, and {why}. Add an 'id' column "
+                        "(or the question column) to the export, pass the evaluated dataset "
+                        "(--dataset), or pair row by row with --align position.")
+    return _by_content(a, b, keys)
 
 
-def _by_question(a: ResultSet, b: ResultSet, note: str = "") -> Alignment:
-    def index(rs: ResultSet) -> tuple[dict[str, str], set[str]]:
-        seen: dict[str, str] = {}
-        dups: set[str] = set()
-        for sid, q in rs.questions.items():
-            k = _norm_q(q)
-            if k in seen:
-                dups.add(k)
-            seen[k] = sid
-        return seen, dups
+def _first_difference(a: ResultSet, b: ResultSet, pairs: list[tuple[str, str]],
+                      keys: tuple[str, ...]) -> str | None:
+    """A message naming the first id pair whose content differs, or None."""
+    for ia, ib in pairs:
+        ca, cb = _content(a, ia), _content(b, ib)
+        for k in _KEYS:
+            if k in ca and k in cb and ca[k] != cb[k]:
+                return (f"id {ia!r} holds different samples: {_WHAT[k]} differs between "
+                        f"{a.source} {_describe(a, ia)} and {b.source} {_describe(b, ib)}")
+    return None
 
-    qa, da = index(a)
-    qb, db = index(b)
-    pairs = []
+
+def _by_content(a: ResultSet, b: ResultSet, keys: tuple[str, ...], note: str = "") -> Alignment:
+    def key(rs: ResultSet, sid: str) -> tuple[str, ...]:
+        c = _content(rs, sid)
+        return tuple(c[k] for k in keys)
+
+    waiting: dict[tuple[str, ...], list[str]] = {}
+    for sid in b.scores:
+        waiting.setdefault(key(b, sid), []).append(sid)
+    pairs: list[tuple[str, str]] = []
     for sid in a.scores:
-        k = _norm_q(a.questions.get(sid, ""))
-        if k and k in qb and k not in da and k not in db:
-            pairs.append((sid, qb[k]))
-    ma = {x for x, _ in pairs}
-    mb = {y for _, y in pairs}
-    n_dup = len(da | db)
-    if n_dup:
-        note = (note + "; " if note else "") + f"{n_dup} repeated question(s) left unmatched"
-    return Alignment(pairs, "question text", [i for i in a.scores if i not in ma],
-                     [i for i in b.scores if i not in mb], note)
+        bucket = waiting.get(key(a, sid))
+        if bucket:
+            pairs.append((sid, bucket.pop(0)))  # identical content: paired in order
+    ma, mb = {x for x, _ in pairs}, {y for _, y in pairs}
+    only_a = [i for i in a.scores if i not in ma]
+    only_b = [i for i in b.scores if i not in mb]
+    small, other, left = (a, b, only_a) if len(a) <= len(b) else (b, a, only_b)
+    if left:
+        what = ", ".join(_WHAT[k] for k in keys)
+        raise DataError(f"cannot align {small.source} with {other.source}: "
+                        f"{_describe(small, left[0])} has no sample with the same {what} in "
+                        f"{other.source} ({len(left)} of {len(small)} unmatched). Check that "
+                        "both sets score the same data set, or pair row by row with "
+                        "--align position.")
+    return Alignment(pairs, "content", only_a, only_b, note, checked=keys)
+
+
+def _by_position(a: ResultSet, b: ResultSet) -> Alignment:
+    if len(a) != len(b):
+        raise DataError(f"cannot pair by position: {a.source} has {len(a)} samples, "
+                        f"{b.source} has {len(b)}")
+    return Alignment(list(zip(a.scores, b.scores)), "position", [], [],
+                     "paired row by row as asked (--align position); content not checked")

@@ -46,6 +46,8 @@ class MetricAgreement:
     a_values: list[float] = field(default_factory=list, repr=False)
     b_values: list[float] = field(default_factory=list, repr=False)
     ids: list[str] = field(default_factory=list, repr=False)
+    #: B's id of each pair (``ids`` holds A's)
+    b_ids: list[str] = field(default_factory=list, repr=False)
 
     @property
     def label(self) -> str:
@@ -60,8 +62,9 @@ class MetricAgreement:
             "confusion": self.confusion, "rating_levels": self.levels,
         }
         if values:
-            d["pairs"] = [{"id": i, "a": a, "b": b}
-                          for i, a, b in zip(self.ids, self.a_values, self.b_values)]
+            d["pairs"] = [{"id": i, **({"id_b": j} if j != i else {}), "a": a, "b": b}
+                          for i, j, a, b in zip(self.ids, self.b_ids or self.ids,
+                                                self.a_values, self.b_values)]
         return d
 
 
@@ -82,6 +85,9 @@ class Comparison:
     only_in_b: list[str] = field(default_factory=list)
     a_signature: dict[str, Any] = field(default_factory=dict)
     b_signature: dict[str, Any] = field(default_factory=dict)
+    #: the two sets compared (questions, working, reasons: for the page's disagreements)
+    a_set: ResultSet | None = field(default=None, repr=False, compare=False)
+    b_set: ResultSet | None = field(default=None, repr=False, compare=False)
 
     def __getitem__(self, metric: str) -> MetricAgreement:
         for m in self.metrics:
@@ -105,7 +111,8 @@ class Comparison:
         al = self.alignment
         notes = [f"A = {self.a_name} ({self.a_source}{_judge_of(self.a_signature)}); "
                  f"B = {self.b_name} ({self.b_source}{_judge_of(self.b_signature)})",
-                 f"paired by {al.rule}: {len(al.pairs)} matched, {len(al.only_a)} only in A, "
+                 f"paired by {_rule_text(al)}: {len(al.pairs)} matched, "
+                 f"{len(al.only_a)} only in A, "
                  f"{len(al.only_b)} only in B" + (f" ({al.note})" if al.note else ""),
                  f"verdicts: pass when score >= {self.threshold:g}; 95% CIs from "
                  f"{self.n_boot} paired bootstrap resamples (seed {self.seed}): MAD and bias "
@@ -131,11 +138,15 @@ class Comparison:
         """
         from rich.table import Table
 
-        t = Table(title=f"Agreement: {self.a_name} (A) vs {self.b_name} (B)",
-                  caption="\n".join(self.notes()), caption_justify="left")
+        from rich.text import Text
+
+        # Text(), never a plain str, for names from the files: rich would parse "[/x]" in
+        # a metric column or file name as markup (and raise MarkupError)
+        t = Table(title=Text(f"Agreement: {self.a_name} (A) vs {self.b_name} (B)"),
+                  caption=Text("\n".join(self.notes())), caption_justify="left")
         t.add_column("statistic", no_wrap=True)
         for m in self.metrics:
-            t.add_column(m.label, justify="right")
+            t.add_column(Text(m.label), justify="right")
         t.add_row("n (pairs)", *[str(m.n) for m in self.metrics])
         t.add_row("mean A", *[_f(m.mean_a) for m in self.metrics])
         t.add_row("mean B", *[_f(m.mean_b) for m in self.metrics], end_section=True)
@@ -148,31 +159,45 @@ class Comparison:
         return t
 
     def to_markdown(self) -> str:
-        """GitHub Markdown: the agreement table, confusion matrices and notes."""
+        """GitHub Markdown: the agreement table, confusion matrices and notes.
+
+        Names and notes come from the compared files (file names, metric
+        columns, judge names): they are escaped, so a column called
+        ``<img src=x>`` or ``**x**`` is shown as written, never rendered.
+        """
+        from localeval.report import escape_markdown as esc
+
         head = ["metric", "n", "mean A", "mean B"] + [
             STAT_LABELS[k] + (f" @{self.threshold:g}" if k == "kappa" else "")
             for k in STAT_LABELS]
-        lines = [f"## Agreement: {self.a_name} (A) vs {self.b_name} (B)", "",
+        lines = [f"## Agreement: {esc(self.a_name)} (A) vs {esc(self.b_name)} (B)", "",
                  "| " + " | ".join(head) + " |",
                  "|---|" + "---:|" * (len(head) - 1)]
         for m in self.metrics:
-            cells = [m.label, str(m.n), _f(m.mean_a), _f(m.mean_b)] + [
+            cells = [esc(m.label), str(m.n), _f(m.mean_a), _f(m.mean_b)] + [
                 m.stats[k].text(3) if k in m.stats else "—" for k in STAT_LABELS]
-            lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+            lines.append("| " + " | ".join(cells) + " |")  # the label is escaped, | included
         lines += ["", f"Confusion matrices at threshold {self.threshold:g} "
                       "(rows A, columns B; fail / pass):", ""]
         for m in self.metrics:
             if m.confusion:
                 (ff, fp), (pf, pp) = m.confusion
-                lines.append(f"- **{m.label}**: A fail → B fail {ff}, B pass {fp}; "
+                lines.append(f"- **{esc(m.label)}**: A fail → B fail {ff}, B pass {fp}; "
                              f"A pass → B fail {pf}, B pass {pp}")
-        lines += ["", "Notes:", ""] + [f"- {n}" for n in self.notes()]
+        lines += ["", "Notes:", ""] + [f"- {esc(n)}" for n in self.notes()]
         return "\n".join(lines) + "\n"
 
     def scatter_svgs(self) -> dict[str, str]:
         """metric label -> inline SVG scatter of A against B (for the HTML report)."""
         return {m.label: scatter_svg(m.a_values, m.b_values, m.label, a_label=self.a_name,
-                                     b_label=self.b_name) for m in self.metrics}
+                                     b_label=self.b_name, ids=m.ids) for m in self.metrics}
+
+
+def _rule_text(al: Alignment) -> str:
+    """``id (checked: question, contexts)``: the rule and what it rests on."""
+    what = ", ".join(k.replace("_hash", "") for k in al.checked)
+    return al.rule + (f" (checked: {what})" if al.rule == "id" and what else
+                      f" ({what})" if al.rule == "content" and what else "")
 
 
 def _judge_of(sig: Mapping[str, Any]) -> str:
@@ -212,7 +237,8 @@ def _metric_pairs(a: ResultSet, b: ResultSet,
 
 
 def compare(a: ResultSet, b: ResultSet, *, metrics: Sequence[str] | Mapping[str, str] | None = None,
-            threshold: float = 0.5, n_boot: int = 2000, seed: int = 0) -> Comparison:
+            threshold: float = 0.5, n_boot: int = 2000, seed: int = 0,
+            align_by: str = "auto") -> Comparison:
     """Agreement of result set ``b`` with ``a``, per metric, with bootstrap 95% CIs.
 
     ``metrics``: names present in both (default: every shared metric), or a
@@ -220,14 +246,16 @@ def compare(a: ResultSet, b: ResultSet, *, metrics: Sequence[str] | Mapping[str,
     ``threshold``: a score >= threshold is a "pass" verdict for kappa and the
     confusion matrix. Pairs where either side is unscored are left out and
     counted. Undefined statistics (constant inputs) are None with a reason.
+    ``align_by``: how samples are paired (:func:`align`: ``auto`` = id, then
+    content; ``position`` pairs row by row unchecked).
     """
     if not 0 <= n_boot <= 100_000:
         raise UsageError("n_boot must be between 0 and 100000")
-    al = align(a, b)
+    al = align(a, b, how=align_by)
     pairs, only_a, only_b = _metric_pairs(a, b, metrics)
     rows: list[MetricAgreement] = []
     for ma, mb in pairs:
-        xs, ys, ids = [], [], []
+        xs, ys, ids, b_ids = [], [], [], []
         un_a = un_b = 0
         for ia, ib in al.pairs:
             va, vb = a[ia].get(ma), b[ib].get(mb)
@@ -237,11 +265,12 @@ def compare(a: ResultSet, b: ResultSet, *, metrics: Sequence[str] | Mapping[str,
                 xs.append(va)
                 ys.append(vb)
                 ids.append(ia)
+                b_ids.append(ib)
         stats, extra = paired_stats(xs, ys, threshold=threshold, n_boot=n_boot,
                                     seed=metric_seed(seed, ma))
         rows.append(MetricAgreement(
             ma, mb, len(xs), un_a, un_b,
             float(np.mean(xs)) if xs else None, float(np.mean(ys)) if ys else None,
-            stats, extra["confusion"], extra["levels"], xs, ys, ids))
+            stats, extra["confusion"], extra["levels"], xs, ys, ids, b_ids))
     return Comparison(a.name, b.name, a.source, b.source, al, threshold, n_boot, seed, rows,
-                      only_a, only_b, dict(a.signature), dict(b.signature))
+                      only_a, only_b, dict(a.signature), dict(b.signature), a, b)

@@ -14,6 +14,7 @@ from typing import Any
 
 from localeval.agreement.resultset import ResultSet, as_score, canonical_metric_name
 from localeval.errors import DataError
+from localeval.results import content_fields
 
 __all__ = ["looks_deepeval", "from_deepeval"]
 
@@ -90,6 +91,10 @@ def from_deepeval(obj: Any, src: str) -> ResultSet:
         q = case.get("input")
         if isinstance(q, str):
             rs.questions[sid] = q
+        h = content_fields(None, case.get("retrieval_context", case.get("retrievalContext")),
+                           case.get("actual_output", case.get("actualOutput")))
+        if h:
+            rs.hashes[sid] = h
     # Explicit ids only when every case has one and they are unique.
     if explicit and all(explicit) and len(set(explicit)) == len(explicit):
         remap = dict(zip([str(i) for i in range(1, len(explicit) + 1)], explicit))
@@ -98,5 +103,6 @@ def from_deepeval(obj: Any, src: str) -> ResultSet:
         rs.errors = {remap[k]: v for k, v in rs.errors.items()}
         rs.details = {remap[k]: v for k, v in rs.details.items()}
         rs.questions = {remap[k]: v for k, v in rs.questions.items()}
+        rs.hashes = {remap[k]: v for k, v in rs.hashes.items()}
         rs.ids_from = "id"
     return rs

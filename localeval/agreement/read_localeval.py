@@ -45,6 +45,10 @@ def from_localeval(rows: Sequence[tuple[int, dict[str, Any]]], src: str) -> Resu
         q = rec.get("question") or rec.get("user_input")
         if isinstance(q, str):
             rs.questions[sid] = q
+        # runs written before localeval recorded content have neither hash
+        h = {k: rec[k] for k in ("contexts_hash", "answer_hash") if isinstance(rec.get(k), str)}
+        if h:
+            rs.hashes[sid] = h
     return rs
 
 

@@ -8,17 +8,23 @@ same way.
 
 from __future__ import annotations
 
+import ast
+import json
 import math
 from typing import Any, Iterable, Sequence
 
 from localeval.agreement.resultset import KNOWN_METRICS, ResultSet, canonical_metric_name
 from localeval.agreement.tables import ID_COLUMNS, row_id
 from localeval.errors import DataError
+from localeval.results import content_fields
 
 __all__ = ["from_table"]
 
 # Columns holding the question text, in order of preference.
 _QUESTION_COLS = ("user_input", "question", "query")
+# ... the contexts and the answer (RAGAS 0.2+ names first, then RAGAS 0.1's).
+_CONTEXT_COLS = ("retrieved_contexts", "contexts")
+_ANSWER_COLS = ("response", "answer")
 # RAGAS / dataset input columns: never metrics.
 _INPUT_COLS = frozenset({
     *_QUESTION_COLS, "retrieved_contexts", "contexts", "response", "answer", "reference",
@@ -63,6 +69,8 @@ def from_table(rows: Sequence[tuple[int, dict[str, Any]]], src: str, unit: str) 
     cols: list[str] = list(dict.fromkeys(c for _, r in rows for c in r))
     id_col = next((c for c in ID_COLUMNS if c in cols), None)
     q_col = next((c for c in _QUESTION_COLS if c in cols), None)
+    ctx_col = next((c for c in _CONTEXT_COLS if c in cols), None)
+    ans_col = next((c for c in _ANSWER_COLS if c in cols), None)
     metric_cols: list[str] = []
     for c in cols:
         if c in _INPUT_COLS or c in _INDEX_COLS or c == id_col or c.startswith("human_"):
@@ -99,7 +107,29 @@ def from_table(rows: Sequence[tuple[int, dict[str, Any]]], src: str, unit: str) 
             rs.errors[sid] = errs
         if q_col and isinstance(r.get(q_col), str):
             rs.questions[sid] = r[q_col]
+        h = content_fields(None, _text_list(r.get(ctx_col)) if ctx_col else None,
+                           r.get(ans_col) if ans_col else None)
+        if h:
+            rs.hashes[sid] = h
     return rs
+
+
+def _text_list(v: Any) -> list[str] | None:
+    """A contexts cell as a list of texts: a JSON list, or the Python repr pandas'
+    ``to_csv`` writes for a list (``['a', 'b']``, read with ``ast.literal_eval``,
+    which evaluates literals only); None when it is neither."""
+    if isinstance(v, list):
+        return v if all(isinstance(x, str) for x in v) else None
+    if not isinstance(v, str) or not v.strip().startswith("["):
+        return None
+    for parse in (json.loads, ast.literal_eval):
+        try:
+            out = parse(v)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            continue
+        if isinstance(out, list) and all(isinstance(x, str) for x in out):
+            return out
+    return None
 
 
 def _first_dup(items: Iterable[str]) -> str | None:

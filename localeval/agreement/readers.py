@@ -30,6 +30,7 @@ from localeval.agreement.resultset import ResultSet
 from localeval.agreement.tables import csv_rows, decode_utf8, json_load, json_table_rows
 from localeval.dataset import load_dataset, read_jsonl_rows
 from localeval.errors import DataError
+from localeval.results import content_fields
 
 __all__ = ["load_result_set"]
 
@@ -39,8 +40,9 @@ def load_result_set(path: str | Path, *, dataset: Any = None, name: str | None =
     """Read a result set from ``path`` (format from the contents; ``format`` forces one).
 
     ``dataset``: the evaluated dataset (path or localeval Dataset); its
-    question texts are attached by id, so that a localeval run can be paired
-    by question with an export whose ids differ. ``format``: ``localeval``,
+    question texts and content hashes are attached by id, so that a run
+    written before results.jsonl recorded them can be aligned by content
+    with an export whose ids differ. ``format``: ``localeval``,
     ``ragas`` (any table) or ``deepeval``.
     """
     p = Path(path)
@@ -61,7 +63,7 @@ def load_result_set(path: str | Path, *, dataset: Any = None, name: str | None =
     suffix = p.suffix.lower()
     src = str(p)
     if suffix in (".jsonl", ".ndjson"):
-        rows = list(read_jsonl_rows(text, src))
+        rows = list(read_jsonl_rows(text, src, allow_non_finite=True))
         is_local = (format == "localeval" or
                     (format is None and rows and isinstance(rows[0][1].get("scores"), dict)))
         rs = from_localeval(rows, src) if is_local else from_table(rows, src, "line")
@@ -93,7 +95,14 @@ def load_result_set(path: str | Path, *, dataset: Any = None, name: str | None =
 
 
 def _attach_questions(rs: ResultSet, dataset: Any) -> None:
+    """Question text and content hashes from the evaluated dataset, by id (for runs written
+    before results.jsonl recorded them); what the file holds wins."""
     ds = load_dataset(dataset)
     for s in ds:
-        if s.id in rs.scores and s.question:
+        if s.id not in rs.scores:
+            continue
+        if s.question:
             rs.questions.setdefault(s.id, s.question)
+        h = content_fields(None, s.contexts, s.answer)
+        if h:
+            rs.hashes[s.id] = {**h, **rs.hashes.get(s.id, {})}

@@ -82,8 +82,10 @@ class ResultSet(Mapping[str, dict[str, "float | None"]]):
 
     ``errors`` holds the reason a value is None where the source gave one;
     ``details`` the per-metric working localeval stores (statements, verdicts);
-    ``questions`` the question text when the source has it (used to pair
-    samples when ids cannot be trusted); ``rows`` the 1-based line/row of each
+    ``questions`` the question text and ``hashes`` the contexts and answer
+    hashes (``{"contexts_hash": ..., "answer_hash": ...}``, see
+    ``results.content_hash``) when the source has them: what samples are
+    aligned on when ids cannot be trusted; ``rows`` the 1-based line/row of each
     sample in the source, for messages. ``ids_from`` is ``"id"`` when the
     source carried ids, ``"row"`` when they are row numbers.
     """
@@ -94,6 +96,7 @@ class ResultSet(Mapping[str, dict[str, "float | None"]]):
     errors: dict[str, dict[str, str]] = field(default_factory=dict)
     details: dict[str, dict[str, Any]] = field(default_factory=dict)
     questions: dict[str, str] = field(default_factory=dict)
+    hashes: dict[str, dict[str, str]] = field(default_factory=dict)
     rows: dict[str, int] = field(default_factory=dict)
     ids_from: str = "id"
     name: str = ""

@@ -16,16 +16,21 @@ __all__ = ["scatter_svg"]
 
 
 def scatter_svg(a_vals: Sequence[float], b_vals: Sequence[float], title: str, *,
-                a_label: str = "A", b_label: str = "B", size: int = 260) -> str:
+                a_label: str = "A", b_label: str = "B", size: int = 260,
+                ids: Sequence[str] | None = None) -> str:
     """A small self-contained SVG scatter plot of B (y) against A (x), with the y = x line.
 
-    Written by hand rather than with matplotlib: it is ~60 lines, adds no
+    Written by hand rather than with matplotlib: it is ~70 lines, adds no
     dependency, and gives a few kB of inline markup for the HTML report.
-    Judge scores are often discrete (0 / 0.5 / 1), so identical pairs are
-    drawn once with an area that grows with their count (shown on hover).
+    Judge scores are often discrete (0 / 0.5 / 1), so many samples share a
+    point: every sample is drawn, and samples sharing a point are spread
+    around it (a seeded jitter, the same on every render, within a radius that
+    grows with their count), so a pile of 30 reads as a pile, not as one dot.
+    Each dot's tooltip names its sample and how many share the point.
     """
     a = np.asarray(a_vals, dtype=float)
     b = np.asarray(b_vals, dtype=float)
+    names = [str(i) for i in ids] if ids is not None else [str(i + 1) for i in range(len(a))]
     pad, top = 36, 24
     w = h = size
     pw, ph = w - pad - 10, h - pad - top
@@ -41,7 +46,7 @@ def scatter_svg(a_vals: Sequence[float], b_vals: Sequence[float], title: str, *,
 
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
              f'viewBox="0 0 {w} {h}" role="img" aria-label="{escape(title, {chr(34): "&quot;"})}" '
-             'font-family="sans-serif" font-size="10">',
+             'font-family="sans-serif" font-size="10" class="scatter">',
              f'<text x="{w / 2:.1f}" y="14" text-anchor="middle" font-size="12">'
              f'{escape(title)} (n={len(a)})</text>',
              f'<rect x="{pad}" y="{top}" width="{pw}" height="{ph}" fill="none" stroke="#999"/>']
@@ -55,20 +60,25 @@ def scatter_svg(a_vals: Sequence[float], b_vals: Sequence[float], title: str, *,
         parts.append(f'<text x="{pad - 4}" y="{sy(t) + 3:.1f}" text-anchor="end">{t:g}</text>')
     parts.append(f'<line x1="{sx(lo):.1f}" y1="{sy(lo):.1f}" x2="{sx(hi):.1f}" y2="{sy(hi):.1f}" '
                  'stroke="#bbb" stroke-dasharray="4 3"/>')
-    counts: dict[tuple[float, float], int] = {}
-    for x, y in zip(a.tolist(), b.tolist()):
-        key = (round(x, 9), round(y, 9))
-        counts[key] = counts.get(key, 0) + 1
-    for (x, y), c in sorted(counts.items()):
-        r = min(2.5 + 1.6 * math.sqrt(c - 1), 14.0)
-        parts.append(f'<circle cx="{sx(x):.1f}" cy="{sy(y):.1f}" r="{r:.1f}" fill="#1f77b4" '
-                     f'fill-opacity="0.5"><title>A={x:g}, B={y:g}: {c} sample'
-                     f'{"s" if c > 1 else ""}</title></circle>')
+    groups: dict[tuple[float, float], list[int]] = {}
+    for i, (x, y) in enumerate(zip(a.tolist(), b.tolist())):
+        groups.setdefault((round(x, 9), round(y, 9)), []).append(i)
+    rng = np.random.default_rng(0)  # seeded: the same page on every render
+    for (x, y), members in sorted(groups.items()):
+        c = len(members)
+        # spread within a disc whose area grows with the count (capped inside a grid cell)
+        radius = 0.0 if c == 1 else min(3.0 * math.sqrt(c), 18.0)
+        ang = rng.uniform(0, 2 * math.pi, c)
+        rad = radius * np.sqrt(rng.uniform(0, 1, c))
+        shared = f" ({c} samples at this point)" if c > 1 else ""
+        for k, i in enumerate(members):
+            cx, cy = sx(x) + rad[k] * math.cos(ang[k]), sy(y) + rad[k] * math.sin(ang[k])
+            parts.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="2.6" fill="#1f77b4" '
+                         f'fill-opacity="0.55"><title>{escape(names[i])}: A={x:g}, B={y:g}'
+                         f'{shared}</title></circle>')
     parts.append(f'<text x="{pad + pw / 2:.1f}" y="{h - 4}" text-anchor="middle">'
                  f'{escape(a_label)} (A)</text>')
     parts.append(f'<text transform="translate(10 {top + ph / 2:.1f}) rotate(-90)" '
                  f'text-anchor="middle">{escape(b_label)} (B)</text>')
     parts.append("</svg>")
     return "\n".join(parts)
-
-

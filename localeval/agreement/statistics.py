@@ -55,16 +55,16 @@ __all__ = [
 CI_BCA = "BCa bootstrap (scipy.stats.bootstrap)"
 CI_PERCENTILE = "percentile bootstrap (numpy, seeded; undefined resamples dropped)"
 
-#: Statistics in display order, with their short labels.
+#: Statistics in display order, with the plain names pages and tables show.
 STAT_LABELS: dict[str, str] = {
-    "pearson": "Pearson r",
-    "spearman": "Spearman ρ",
-    "kendall": "Kendall τ",
-    "mad": "MAD",
-    "bias": "bias (B−A)",
-    "agreement": "agree",
-    "kappa": "Cohen κ",
-    "weighted_kappa": "weighted κ (quadratic)",
+    "pearson": "Pearson's r",
+    "spearman": "Spearman's rho",
+    "kendall": "Kendall's tau",
+    "mad": "mean absolute difference",
+    "bias": "bias (mean of B − A)",
+    "agreement": "verdict agreement",
+    "kappa": "Cohen's kappa",
+    "weighted_kappa": "weighted kappa (quadratic)",
 }
 _MIN_N = 3  # fewer paired samples: no correlation, no CI
 _GRIDS = (1, 2, 3, 4, 5, 6, 8, 10)

@@ -47,7 +47,7 @@ def read_table(path: str | Path) -> tuple[list[tuple[int, dict[str, Any]]], str,
         raise DataError("file is empty", file=str(p))
     suffix = p.suffix.lower()
     if suffix in (".jsonl", ".ndjson"):
-        return list(read_jsonl_rows(text, str(p))), str(p), "line"
+        return list(read_jsonl_rows(text, str(p), allow_non_finite=True)), str(p), "line"
     if suffix == ".json":
         return list(json_table_rows(json_load(text, str(p)), str(p))), str(p), "row"
     if suffix in (".csv", ".tsv"):

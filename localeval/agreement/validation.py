@@ -111,28 +111,29 @@ class Validation:
         """A rich renderable: the separation table, the human-agreement table, or both."""
         from rich.console import Group
         from rich.table import Table
+        from rich.text import Text
 
         tables = []
         if self.separation:
-            t = Table(title=f"Separation of labelled samples: {self.result_name}")
+            t = Table(title=Text(f"Separation of labelled samples: {self.result_name}"))
             t.add_column("metric", no_wrap=True)
             t.add_column("group")
             for c in ("n", "mean\n[95% CI]", "OK", "Partial", "NG", "unscored",
                       "ROC AUC\n[95% CI]"):
                 t.add_column(c, justify="right")
             for r in self._sep_rows("\n"):
-                t.add_row(*r)
+                t.add_row(*(Text(c) for c in r))  # Text: no markup from file names
             tables.append(t)
         if self.human:
-            t = Table(title=f"Agreement with human scores: {self.result_name}")
+            t = Table(title=Text(f"Agreement with human scores: {self.result_name}"))
             for c in ["metric", "n", "mean judge", "mean human"] + \
                     [STAT_LABELS[k] for k in _HUMAN_STATS] + ["pairwise acc."]:
                 t.add_column(c, justify="left" if c == "metric" else "right",
                              no_wrap=c == "metric")
             for r in self._human_rows("\n"):
-                t.add_row(*r)
+                t.add_row(*(Text(c) for c in r))  # Text: no markup from file names
             tables.append(t)
-        tables[-1].caption = "\n".join(self.notes())
+        tables[-1].caption = Text("\n".join(self.notes()))
         tables[-1].caption_justify = "left"
         return tables[0] if len(tables) == 1 else Group(*tables)
 
@@ -162,15 +163,16 @@ def _r(v: float | None) -> str:
 
 def validate(result: ResultSet | str | Path, labels: Labels | str | Path, *,
              metrics: Sequence[str] | None = None, n_boot: int = 2000,
-             seed: int = 0) -> Validation:
+             seed: int = 0, align_by: str = "auto") -> Validation:
     """Check a judge's scores against labels: separation (form a) and/or human agreement (b).
 
     ``metrics``: which metrics of ``result`` to report (default: all; for
-    human agreement, those with a ``human_<metric>`` column).
+    human agreement, those with a ``human_<metric>`` column). ``align_by``:
+    how results and labels are paired (see :func:`align`).
     """
     rs = result if isinstance(result, ResultSet) else load_result_set(result)
     lab = labels if isinstance(labels, Labels) else load_labels(labels)
-    al = align(rs, lab.as_result_set())
+    al = align(rs, lab.as_result_set(), how=align_by)
     chosen = list(metrics) if metrics else rs.metrics
     for m in chosen:
         if m not in rs.metrics:

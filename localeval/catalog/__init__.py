@@ -5,7 +5,8 @@ one memoised file hash.
 Modules: ``entry`` (one model and its checks), ``manifest`` (manifest.toml /
 local.toml), ``lock`` (models.lock.json), ``hashing`` (file sha256 and its
 memo), ``resolve`` (name to file, placement hint), ``status`` / ``verify`` /
-``add`` (``models list|verify|add``), ``command`` (their arguments), ``gguf``.
+``add`` / ``fetch`` (``models list|verify|add|fetch``; ``fetch`` is the only module
+that downloads), ``args`` (the command's arguments), ``command`` (running it), ``gguf``.
 """
 
 from localeval.lazy import lazy_face
@@ -14,8 +15,10 @@ _WHERE = {
     "check_gguf": ".gguf",
     "file_sha256": ".hashing",
     "hash_memo_path": ".hashing",
+    "add_models_arguments": ".args",
     "load_models": ".resolve",
     "models_main": ".command",
+    "run_models": ".command",
     "read_gguf_metadata": ".gguf",
     "resolve_model": ".resolve",
 }

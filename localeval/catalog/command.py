@@ -1,8 +1,9 @@
-"""``localeval models list|verify|add``: the command's arguments and its tables.
+"""``localeval models list|verify|add|fetch``: running the command, and its tables.
 
-``localeval/cli`` hands everything after ``models`` to ``models_main``; the
-work itself is in ``status``, ``verify`` and ``add``. rich is imported only
-when a table is printed.
+The arguments are in ``args`` (``localeval``'s parser builds the same ones and
+calls ``run_models``); the work itself is in ``status``, ``verify``, ``add`` and
+``fetch``. rich is imported only when a table is printed, and ``fetch`` (the one
+module that opens connections) only by the ``fetch`` action.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from localeval.catalog.add import add_model
+from localeval.catalog.args import add_models_arguments
 from localeval.catalog.entry import human_size
 from localeval.catalog.lock import LOCK_NAME
 from localeval.catalog.manifest import LOCAL_NAME
@@ -23,38 +25,12 @@ from localeval.catalog.status import list_models
 from localeval.catalog.verify import verify_models
 from localeval.errors import LocalevalError
 
-__all__ = ["models_main"]
+__all__ = ["models_main", "run_models"]
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="localeval models",
-                                description="Known judge and embedding models on this machine. "
-                                            "Nothing is downloaded: see docs/air-gap.md.")
-    p.add_argument("--models-dir", type=Path, default=None,
-                   help="models folder (default: $LOCALEVAL_MODELS or ./models)")
-    # accepted after the action too (`models verify --models-dir X`)
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--models-dir", type=Path, default=argparse.SUPPRESS,
-                        help=argparse.SUPPRESS)
-    sub = p.add_subparsers(dest="action", metavar="ACTION", required=True)
-    ls = sub.add_parser("list", parents=[common],
-                        help="known models, which are present and verified")
-    ls.add_argument("--json", action="store_true", help="machine-readable output")
-    v = sub.add_parser("verify", parents=[common], help="hash present model files against the manifest "
-                                      "(exit 3 on a mismatch or a missing named model)")
-    v.add_argument("names", nargs="*", metavar="NAME", help="only these models (default: all "
-                                                            "present)")
-    v.add_argument("--json", action="store_true", help="machine-readable output")
-    v.add_argument("--record", action="store_true",
-                   help="for files without a published hash, accept and record their current "
-                        "hash even if it differs from the recorded one (a file you replaced "
-                        "on purpose)")
-    a = sub.add_parser("add", parents=[common], help="register your own GGUF judge or embedder folder in "
-                                   f"models/{LOCAL_NAME}")
-    a.add_argument("path", type=Path, metavar="PATH", help="a .gguf file or an embedder folder")
-    a.add_argument("--name", help="name to use with --judge/--embedder (default: file name)")
-    a.add_argument("--copy", action="store_true", help="copy it into models/ (default: "
-                                                       "record where it is, copy nothing)")
+    p = argparse.ArgumentParser(prog="localeval models")
+    add_models_arguments(p)
     return p
 
 
@@ -111,8 +87,8 @@ def _cmd_verify(args: argparse.Namespace, mdir: Path) -> int:
     con = _console()
     if not rows:
         con.print(f"no model files found in {mdir}/ (and no bundled embedder). Fetch models on a "
-                  "connected machine with `python scripts/fetch_models.py NAME --to models/`, "
-                  "copy the folder here and verify again.")
+                  f"connected machine with `{FETCH_HINT.format(name='NAME')}`, copy the folder "
+                  "here and verify again.", highlight=False)
         return 3
     from rich.table import Table
 
@@ -157,20 +133,32 @@ def _cmd_add(args: argparse.Namespace, mdir: Path) -> int:
     return 0
 
 
-def models_main(argv: Sequence[str] | None = None) -> int:
-    """``localeval models list|verify|add``. Returns 0, 2 (usage) or 3 (model problem)."""
-    parser = _parser()
-    try:
-        args = parser.parse_args(list(argv) if argv is not None else None)
-    except SystemExit as e:  # argparse already printed the message
-        return int(e.code or 0) if e.code in (0, None) else 2
+def _cmd_fetch(args: argparse.Namespace, mdir: Path) -> int:
+    from localeval.catalog.fetch import fetch_main
+
+    return fetch_main(args, mdir, "localeval models fetch")
+
+
+def run_models(args: argparse.Namespace) -> int:
+    """Run parsed ``models`` arguments: 0, 2 (usage) or 3 (model problem)."""
     mdir = args.models_dir or models_dir_default()
-    handler = {"list": _cmd_list, "verify": _cmd_verify, "add": _cmd_add}[args.action]
+    handler = {"list": _cmd_list, "verify": _cmd_verify, "add": _cmd_add,
+               "fetch": _cmd_fetch}[args.action]
     try:
         return handler(args, mdir)
     except LocalevalError as e:
         print(f"localeval: error: {e}", file=sys.stderr)
         return e.exit_code
+
+
+def models_main(argv: Sequence[str] | None = None) -> int:
+    """``localeval models list|verify|add|fetch``. Returns 0, 2 (usage) or 3 (model problem)."""
+    parser = _parser()
+    try:
+        args = parser.parse_args(list(argv) if argv is not None else None)
+    except SystemExit as e:  # argparse already printed the message
+        return int(e.code or 0) if e.code in (0, None) else 2
+    return run_models(args)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -35,7 +35,7 @@ class FileSpec:
     """One file of a model, relative to ``models/`` (or absolute for ``path =`` entries)."""
 
     rel: str                 # "Qwen2.5-7B-Instruct-Q4_K_M.gguf" or "multilingual-e5-base/config.json"
-    url: str                 # where fetch_models.py downloads it ("" when unknown)
+    url: str                 # where `models fetch` downloads it ("" when unknown)
     size_bytes: int          # 0 when unknown
     size_approx: bool
     sha256: str              # "" when no hash is known

@@ -18,9 +18,15 @@ from typing import Any
 
 from localeval.errors import ModelError
 
-__all__ = ["check_gguf", "read_gguf_metadata", "gguf_summary", "GGUF_MAGIC"]
+__all__ = ["check_gguf", "read_gguf_metadata", "gguf_summary", "GGUF_MAGIC",
+           "MAX_CONTEXT_LENGTH"]
 
 GGUF_MAGIC = b"GGUF"
+#: The largest context length believed from a GGUF header (16M tokens; the longest
+#: real models claim 10M). A larger claim is a broken header: 2^31 and more overflow
+#: llama.cpp's int32, and llama-cpp-python allocates the trained context for every
+#: tokenize call (1 GiB per call for 2^28).
+MAX_CONTEXT_LENGTH = 1 << 24
 _HEADER = 4 + 4 + 8 + 8  # magic, version, tensor count, kv count
 
 
@@ -85,7 +91,12 @@ def read_gguf_metadata(path: str | os.PathLike[str]) -> dict[str, Any]:
     ``parameters`` (sum of tensor elements), ``file_type`` (e.g. "Q8_0"),
     ``tensor_types`` (type -> count), ``context_length``, ``chat_template``
     (None when absent), ``vocab_size``, ``bos_token_id``, ``eos_token_id``,
-    ``add_bos_token``.
+    ``add_bos_token``, ``context_length_claimed`` and ``context_note``.
+
+    ``context_length`` is None unless the header holds a whole number from 1 to
+    ``MAX_CONTEXT_LENGTH``; otherwise ``context_note`` says what the header
+    claimed (``context_length_claimed``), so the judge can override it before
+    llama.cpp reads it.
     """
     import gguf
 
@@ -114,13 +125,26 @@ def read_gguf_metadata(path: str | os.PathLike[str]) -> dict[str, Any]:
         "parameters": int(sum(int(t.n_elements) for t in reader.tensors)),
         "file_type": ftype,
         "tensor_types": tensor_types,
-        "context_length": _field(reader, f"{arch}.context_length") if arch else None,
+        **_context_length(p, _field(reader, f"{arch}.context_length") if arch else None),
         "chat_template": _field(reader, "tokenizer.chat_template"),
         "vocab_size": vocab,
         "bos_token_id": _field(reader, "tokenizer.ggml.bos_token_id"),
         "eos_token_id": _field(reader, "tokenizer.ggml.eos_token_id"),
         "add_bos_token": _field(reader, "tokenizer.ggml.add_bos_token"),
     }
+
+
+def _context_length(path: Path, claimed: Any) -> dict[str, Any]:
+    """``context_length`` (sane or None), what the header claimed, and a note when not sane."""
+    ok = isinstance(claimed, int) and not isinstance(claimed, bool) \
+        and 1 <= claimed <= MAX_CONTEXT_LENGTH
+    note = None
+    if claimed is not None and not ok:
+        shown = claimed if isinstance(claimed, int) else repr(claimed)[:40]
+        note = (f"{path.name}: the GGUF header claims a context length of {shown} tokens, "
+                f"which is not a whole number from 1 to {MAX_CONTEXT_LENGTH}; ignoring it")
+    return {"context_length": claimed if ok else None, "context_length_claimed": claimed,
+            "context_note": note}
 
 
 def _params_label(n: Any) -> str:

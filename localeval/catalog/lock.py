@@ -38,7 +38,7 @@ class LockRecord:
     how: str                           # "fetch", "verify" or "add"
     matches_manifest: bool | None      # None: the manifest had no hash to compare with
     url: str = ""
-    fetched_at: str = ""               # set by fetch_models.py, kept by later verifies
+    fetched_at: str = ""               # set by `models fetch`, kept by later verifies
 
     def still_valid(self, path: Path) -> bool:
         """The file has the size and mtime it had when hashed (so the hash still holds)."""

@@ -1,4 +1,4 @@
-"""The model manifest: ``models/manifest.toml`` + ``models/local.toml``, read and written.
+"""The model manifest: the shipped ``manifest.toml`` + ``models/local.toml``, read and written.
 
 The manifest says which judge and embedding models localeval knows: file
 names, where a connected machine can fetch them, their published sha256 (when
@@ -28,6 +28,7 @@ __all__ = [
     "entries_to_toml",
     "MANIFEST_NAME",
     "LOCAL_NAME",
+    "SHIPPED_MANIFEST",
 ]
 
 MANIFEST_NAME = "manifest.toml"
@@ -66,18 +67,21 @@ class Manifest:
         return None
 
 
+#: The manifest shipped with localeval: package data beside this module, so a wheel
+#: installed anywhere knows its models (the checkout's ``models/`` is not in the wheel).
+SHIPPED_MANIFEST = Path(__file__).resolve().with_name(MANIFEST_NAME)
+
+
 def manifest_paths(models_dir: Path) -> tuple[Path, Path]:
     """(shipped manifest, local manifest) for a models folder.
 
-    When ``models_dir`` has no ``manifest.toml`` (a models folder kept outside
-    the checkout), the one shipped in the checkout's ``models/`` is used.
+    A ``manifest.toml`` inside ``models_dir`` replaces the shipped one (a site's
+    own list, or a test's); otherwise the package's copy is used.
     """
     models_dir = Path(models_dir)
     shipped = models_dir / MANIFEST_NAME
     if not shipped.is_file():
-        fallback = Path(__file__).resolve().parents[2] / "models" / MANIFEST_NAME
-        if fallback.is_file():
-            shipped = fallback
+        shipped = SHIPPED_MANIFEST
     return shipped, models_dir / LOCAL_NAME
 
 

@@ -1,8 +1,8 @@
 """Resolving a model name to a file on this machine, and what to do when it is not there.
 
-``models/manifest.toml`` names the recommended judges and embedders; model
+The manifest (``catalog/manifest.toml``, shipped in the package) names the recommended judges and embedders; model
 files are copied into ``models/`` by hand (fetched on a connected machine with
-``scripts/fetch_models.py``). Nothing here downloads: a missing model is a
+``localeval models fetch`` or ``scripts/fetch_models.py``). Nothing here downloads: a missing model is a
 ``ModelError`` (exit 3) whose placement hint says which file to put where
 and how to fetch it elsewhere. The manifest and lock readers here turn a
 ``ManifestError`` into that ``ModelError``.
@@ -23,6 +23,7 @@ from localeval.errors import ModelError
 
 __all__ = [
     "FETCH_HINT",
+    "SCRIPT_HINT",
     "models_dir_default",
     "load_models",
     "load_lock",
@@ -31,7 +32,10 @@ __all__ = [
     "resolve_model",
 ]
 
-FETCH_HINT = "python scripts/fetch_models.py {name} --to models/"
+#: What to run on a machine with internet (``catalog/fetch.py``). The placement hint also
+#: names the script, which shares that implementation, for a checkout without localeval.
+FETCH_HINT = "localeval models fetch {name} --to models/"
+SCRIPT_HINT = "python scripts/fetch_models.py {name} --to models/"
 
 
 def models_dir_default() -> Path:
@@ -94,7 +98,9 @@ def _placement_hint(entry: ModelEntry, models_dir: Path, missing: Sequence[FileS
         where = (f"place the folder {entry.file}/ ({human_size(size, approx)}) at {root} "
                  f"(missing: {names}{more})")
     fetch = FETCH_HINT.format(name=entry.name)
-    return (f"{where}. On a machine with internet run `{fetch}`, copy the models/ folder "
+    script = SCRIPT_HINT.format(name=entry.name)
+    return (f"{where}. On a machine with internet run `{fetch}` (or, from a localeval "
+            f"checkout without localeval installed, `{script}`), copy the models/ folder "
             f"here, then run `localeval models verify` (see docs/air-gap.md)")
 
 

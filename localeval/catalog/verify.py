@@ -1,7 +1,7 @@
 """``localeval models verify``: hash the model files on this machine against the manifest.
 
 Each file is compared with the manifest's published sha256, else with the
-hash recorded in the lock (by ``fetch_models.py`` or an earlier verify);
+hash recorded in the lock (by ``models fetch`` or an earlier verify);
 files that pass are recorded in the lock so ``models list`` can trust them
 without re-hashing. Judges must also be complete, readable GGUF files.
 """

@@ -7,7 +7,6 @@ arguments, prints the table (or JSON) and asks ``agreement`` to write files.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -51,9 +50,22 @@ def add_compare_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--n-boot", type=int, default=2000, help="bootstrap resamples "
                                                              "(default %(default)s)")
     p.add_argument("--seed", type=int, default=0)
+    _add_align_arguments(p, "A")
     p.add_argument("--json", action="store_true", help="print the comparison as JSON")
-    p.add_argument("-o", "--out", help="write comparison.json, comparison.md and one SVG "
-                                       "scatter per metric into this directory")
+    p.add_argument("-o", "--out", help="write comparison.json, comparison.md, comparison.html "
+                                       "and one SVG scatter per metric into this directory")
+
+
+def _add_align_arguments(p: argparse.ArgumentParser, first: str) -> None:
+    """``--align`` and ``--dataset``: how the samples of the two sets are paired."""
+    p.add_argument("--align", choices=["auto", "id", "content", "position"], default="auto",
+                   help="how samples are paired: auto = by id, then by content (question, "
+                        "contexts and answer hashes), refusing (exit 2) when a sample cannot "
+                        "be placed; position = row i with row i, unchecked "
+                        "(default: %(default)s)")
+    p.add_argument("--dataset", metavar="FILE",
+                   help=f"the dataset {first} was evaluated on: gives a localeval run written "
+                        "before results.jsonl recorded questions and hashes its content")
 
 
 def add_validate_arguments(p: argparse.ArgumentParser) -> None:
@@ -66,6 +78,7 @@ def add_validate_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--n-boot", type=int, default=2000, help="bootstrap resamples "
                                                              "(default %(default)s)")
     p.add_argument("--seed", type=int, default=0)
+    _add_align_arguments(p, "RESULTS")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("-o", "--out", help="write validation.json and validation.md here")
 
@@ -74,7 +87,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     """``localeval compare``: print the table (or JSON), optionally write files; returns 0."""
     from localeval.agreement import compare, load_result_set, write_comparison
 
-    a = load_result_set(args.a)
+    a = load_result_set(args.a, dataset=args.dataset)
     b = load_result_set(args.b)
     if a.name == b.name:
         a.name, b.name = f"A:{a.name}", f"B:{b.name}"
@@ -84,11 +97,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
         metrics = {m: m for m in (names or [])}
         metrics.update({x: y for x, y in args.pair})
     cmp = compare(a, b, metrics=metrics, threshold=args.threshold, n_boot=args.n_boot,
-                  seed=args.seed)
+                  seed=args.seed, align_by=args.align)
     if args.out:
         write_comparison(cmp, args.out)
     if args.json:
-        print(json.dumps(cmp.to_dict(), ensure_ascii=False, indent=2))
+        from localeval.results import dumps_strict
+        print(dumps_strict(cmp.to_dict(), indent=2))
     else:
         _terminal_console().print(cmp.render_table())
         if args.out:
@@ -98,14 +112,16 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     """``localeval validate``: print the report (or JSON), optionally write files; returns 0."""
-    from localeval.agreement import validate, write_validation
+    from localeval.agreement import load_result_set, validate, write_validation
 
-    v = validate(args.results, args.labels, metrics=_split_metrics(args.metrics),
-                 n_boot=args.n_boot, seed=args.seed)
+    v = validate(load_result_set(args.results, dataset=args.dataset), args.labels,
+                 metrics=_split_metrics(args.metrics), n_boot=args.n_boot, seed=args.seed,
+                 align_by=args.align)
     if args.out:
         write_validation(v, args.out)
     if args.json:
-        print(json.dumps(v.to_dict(), ensure_ascii=False, indent=2))
+        from localeval.results import dumps_strict
+        print(dumps_strict(v.to_dict(), indent=2))
     else:
         _terminal_console().print(v.render_table())
         if args.out:

@@ -11,8 +11,10 @@ shows the traceback instead.
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
-from typing import Sequence
+from typing import Any, Sequence
 
 from localeval.cli.agreement import add_compare_parser, add_validate_parser
 from localeval.cli.cache import add_cache_parser
@@ -59,6 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     from localeval.errors import LocalevalError
 
+    previous = _sigterm_as_interrupt()
     try:
         return int(args.func(args) or 0)
     except LocalevalError as e:
@@ -66,12 +69,48 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"localeval: error: {e}", file=sys.stderr)
         return e.exit_code
+    except OSError as e:
+        # The last net for an operating-system failure no check foresaw (a device
+        # error, a file vanishing mid-run): one line naming the file, exit 3.
+        if args.debug:
+            raise
+        from localeval.errors import os_reason
+
+        where = f"{e.filename}: " if getattr(e, "filename", None) else ""
+        print(f"localeval: error: {where}{os_reason(e)}", file=sys.stderr)
+        return 3
     except KeyboardInterrupt:
         out = getattr(args, "out", None)
         where = f"; finished samples are in {out}/results.jsonl" if out else ""
         print(f"localeval: interrupted{where}. Run the same command again to resume "
               "from the cache.", file=sys.stderr)
         return 130
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _sigterm_as_interrupt() -> Any:
+    """SIGTERM (``kill``, a CI job's timeout, ``docker stop``) ends a run as Ctrl-C does.
+
+    The run's ``finally`` then writes the summary of the finished samples, and the
+    exit code is 130, as for SIGINT. Only this process: a worker process started
+    from it keeps the default (it is told to stop by its parent). Returns the
+    handler it replaced (None when it could not install one).
+    """
+    main_pid = os.getpid()
+
+    def on_term(signum: int, frame: Any) -> None:
+        if os.getpid() != main_pid:
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
+        raise KeyboardInterrupt
+
+    try:
+        return signal.signal(signal.SIGTERM, on_term)
+    except ValueError:  # not the main thread (main() called from a thread): leave it
+        return None
 
 
 if __name__ == "__main__":  # pragma: no cover

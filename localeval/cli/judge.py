@@ -10,7 +10,6 @@ cannot be loaded.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
@@ -105,7 +104,8 @@ def cmd_judge_check(args: argparse.Namespace) -> int:
         if bar is not None:
             bar.close()
     if args.json:
-        print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+        from localeval.results import dumps_strict
+        print(dumps_strict(result.to_dict(), indent=2))
     elif not args.quiet:
         _print_table(result)
     else:

@@ -33,13 +33,17 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
+    # Names are what users copy into -m: never cut or folded. The other columns wrap
+    # (descriptions fold at word boundaries) to fit the terminal, 80 columns when piped.
     table = Table(title="localeval metrics")
-    for col in ("metric", "required columns", "model", "description"):
-        table.add_column(col)
+    table.add_column("metric", no_wrap=True)
+    table.add_column("required columns", ratio=1, min_width=9, overflow="fold")
+    table.add_column("model", no_wrap=True)
+    table.add_column("description", ratio=2, min_width=12, overflow="fold")
     for r in rows:
         name = r["name"] + (f" ({r['param']})" if r["param"] else "")
         if r["aliases"]:
             name += "\nalias: " + ", ".join(r["aliases"])
         table.add_row(name, ", ".join(r["requires"]), r["needs"], r["description"])
-    Console().print(table)
+    Console().print(table, crop=False)  # a narrow terminal wraps lines; nothing is cut
     return 0

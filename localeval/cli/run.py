@@ -7,7 +7,7 @@ Both evaluate with :func:`localeval.run.evaluate` and print the same summary;
 from __future__ import annotations
 
 import argparse
-import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -47,13 +47,19 @@ def _add_run_options(r: argparse.ArgumentParser) -> None:
     r.add_argument("-m", "--metrics", help="comma-separated metrics, e.g. "
                    "'faithfulness,ndcg@10,answer_correctness:weights=0.5,0.5' "
                    "(default: every default metric the data supports; see 'localeval metrics')")
+    r.add_argument("--metrics-file", metavar="TOML", help="your own judged metrics "
+                   "(aspect_critic, rubrics_score, instance_rubrics, geval), one [name] table "
+                   "each; use them by name in -m (default with a file: all of its metrics)")
     r.add_argument("-o", "--out", default="localeval-out", help="output directory "
                    "(default: %(default)s)")
     g = add_judge_options(r)
-    g.add_argument("--temperature", type=float, help="judge temperature (default 0; 0.7 with "
+    g.add_argument("--temperature", type=non_negative_float, help="judge temperature (default 0; 0.7 with "
                    "--repeats)")
-    g.add_argument("--repeats", type=int, default=1, help="run judge metrics K times with "
+    g.add_argument("--repeats", type=positive_int, default=1, help="run judge metrics K times with "
                    "different seeds and report the spread")
+    g.add_argument("--parallel", type=int, metavar="N",
+                   help="judge calls an in-process judge decodes together, one sample each "
+                        "(default: from the hardware; 1: one at a time)")
     g.add_argument("--no-judge-check", action="store_true",
                    help="skip the judge self-test on known-answer pairs before the first "
                         "judge call (it is cached: a judge is tested once)")
@@ -67,12 +73,12 @@ def _add_run_options(r: argparse.ArgumentParser) -> None:
     d.add_argument("--lang", choices=["auto", "en", "ja", "zh"], default="auto",
                    help="language for prompts, sentence splitting and tokenising")
     d.add_argument("--seed", type=int, default=0)
-    d.add_argument("--workers", type=int, default=1, help="judge processes, each with its own "
+    d.add_argument("--workers", type=positive_int, default=1, help="judge processes, each with its own "
                    "model (for several GPUs or many cores; default: %(default)s)")
     d.add_argument("--ray", nargs="?", const="auto", metavar="ADDRESS",
                    help="score samples on Ray actors (pip install 'localeval[ray]'); "
                         "ADDRESS of the cluster, default: the running one or a local one")
-    d.add_argument("--ray-actors", type=int, metavar="N",
+    d.add_argument("--ray-actors", type=positive_int, metavar="N",
                    help="Ray actors, each with its own judge (default: one per CPU)")
     d.add_argument("--cache", help="cache file (default: $LOCALEVAL_CACHE or "
                    "~/.cache/localeval/cache.sqlite)")
@@ -83,20 +89,45 @@ def _add_run_options(r: argparse.ArgumentParser) -> None:
     d.add_argument("--json", action="store_true", help="print the summary as JSON")
 
 
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (0 workers or threads cannot run)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def non_negative_float(text: str) -> float:
+    """An argparse type: a finite number >= 0 (``float()`` alone accepts nan and inf)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text!r}")
+    return value
+
+
 def add_judge_options(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
     """The options that name and load a judge, shared by ``run`` and ``judge check``."""
     g = p.add_argument_group("judge")
     g.add_argument("--judge", help="GGUF file, model name in models/, or http(s)://host:port/v1 "
                    "(several comma-separated URLs: a pool of server replicas) "
                    "(default: the single GGUF in models/, else judge metrics are unscored)")
-    g.add_argument("--judge-concurrency", type=int, metavar="N",
+    g.add_argument("--judge-concurrency", type=positive_int, metavar="N",
                    help="calls in flight per judge server of a URL pool (default: 4)")
     g.add_argument("--judge-model", help="model name sent to an HTTP judge")
-    g.add_argument("--n-ctx", type=int, help="judge context window (default: from the model, "
+    g.add_argument("--judge-timeout", type=float, metavar="SECONDS",
+                   help="seconds to wait for each HTTP judge request; a timed-out request "
+                        "is retried once (default: 60)")
+    g.add_argument("--n-ctx", type=positive_int, help="judge context window (default: from the model, "
                    "capped at 8192)")
     g.add_argument("--n-gpu-layers", type=int, help="layers to offload to a GPU "
                    "(default: all when llama.cpp has GPU support)")
-    g.add_argument("--threads", type=int, help="CPU threads for the judge")
+    g.add_argument("--threads", type=positive_int, help="CPU threads for the judge")
     g.add_argument("--chat-format", help="chat format when the GGUF has no template")
     g.add_argument("--verdicts", choices=["hard", "soft"], default="hard",
                    help="soft: binary verdicts become P(yes) from the judge's logits")
@@ -108,7 +139,11 @@ def judge_options(args: argparse.Namespace) -> dict[str, Any]:
     return {k: v for k, v in {
         "n_ctx": args.n_ctx, "n_gpu_layers": args.n_gpu_layers, "n_threads": args.threads,
         "chat_format": args.chat_format, "judge_model": args.judge_model,
-        "per_endpoint_concurrency": args.judge_concurrency}.items()
+        "per_endpoint_concurrency": args.judge_concurrency,
+        "timeout": getattr(args, "judge_timeout", None),
+        # `localeval run` only; "auto": load_judge picks from the hardware
+        "parallel": (args.parallel if args.parallel is not None else "auto")
+        if hasattr(args, "parallel") else None}.items()
         if v is not None}
 
 
@@ -118,9 +153,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     from localeval.run import evaluate
 
     gates = parse_gates(args.fail_under)
+    for key, value in gates.items():
+        if not math.isfinite(value):  # a NaN threshold compares False: it could never fail
+            raise UsageError(f"bad --fail-under {key}={value}: the threshold must be a finite "
+                             "number, e.g. faithfulness=0.85")
     data = example_path() if args.dataset == EXAMPLE else Path(args.dataset)
     if args.repeats < 1:
         raise UsageError("--repeats must be at least 1")
+    if args.parallel is not None and args.parallel < 1:
+        raise UsageError("--parallel must be at least 1")
     cache: Any = False if args.no_cache else (args.cache or True)
 
     def warn(msg: str) -> None:
@@ -132,7 +173,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(f"localeval: {msg}", file=sys.stderr)
 
     result = evaluate(
-        data, args.metrics, judge=args.judge, judge_options=judge_options(args),
+        data, _run_metrics(args), judge=args.judge, judge_options=judge_options(args),
         workers=args.workers, judge_check=False if args.no_judge_check else None,
         on_info=info,
         ray=args.ray, ray_actors=args.ray_actors,
@@ -159,7 +200,9 @@ def cmd_retrieval(args: argparse.Namespace) -> int:
 
 def _print_summary(summary: dict[str, Any], args: argparse.Namespace) -> None:
     if getattr(args, "json", False):
-        print(json.dumps(summary, ensure_ascii=False, indent=2))
+        from localeval.results import dumps_strict
+
+        print(dumps_strict(summary, indent=2))
         return
     if getattr(args, "quiet", False):
         return
@@ -168,11 +211,23 @@ def _print_summary(summary: dict[str, Any], args: argparse.Namespace) -> None:
     from localeval.report import summary_table
 
     console = Console()
-    console.print(summary_table(summary))
+    console.print(summary_table(summary), crop=False)  # crop=False: the signature stays one line
     out = getattr(args, "out", None)
     if out:
-        console.print(f"wrote {Path(out) / 'results.jsonl'}, summary.json, summary.md and "
-                      "report.html")
+        console.print(f"wrote {Path(out) / 'results.jsonl'}, results.csv, summary.json, "
+                      "summary.md and report.html", soft_wrap=True, markup=False)
+
+
+def _run_metrics(args: argparse.Namespace) -> Any:
+    """``-m`` as given, or resolved against ``--metrics-file`` (its names usable in ``-m``)."""
+    if not getattr(args, "metrics_file", None):
+        return args.metrics
+    from localeval.metrics import load_metrics_file, parse_metrics
+
+    defined = load_metrics_file(args.metrics_file)
+    if not args.metrics:
+        return list(defined.values())
+    return parse_metrics(args.metrics, defined)
 
 
 def _check_gates(summary: dict[str, Any], gates: dict[str, float]) -> int:

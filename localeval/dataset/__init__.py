@@ -8,6 +8,7 @@ _WHERE = {
     "Dataset": ".samples",
     "check_required": ".loading",
     "load_dataset": ".loading",
+    "loads_strict": ".formats",
     "read_jsonl_rows": ".formats",
     "trec_samples": ".trec",
 }

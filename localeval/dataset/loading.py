@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from localeval.dataset.formats import read_file
+from localeval.dataset.formats import CELL_FORMATS, file_format, read_file
 from localeval.dataset.samples import ALIASES, Dataset, present_fields, samples_from_rows
 from localeval.errors import DataError
 from localeval.types import SAMPLE_FIELDS, Sample
@@ -54,7 +54,10 @@ def load_dataset(source: Any, *, columns: Iterable[str] | Mapping[str, str] | No
         return source
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
-        return samples_from_rows(read_file(path, format), str(path), cmap)
+        fmt = file_format(path, format)
+        return samples_from_rows(read_file(path, format), str(path), cmap,
+                                 row_word="row" if fmt in ("parquet", "pq") else "line",
+                                 text_cells=fmt in CELL_FORMATS)
     if _is_dataframe(source):
         rows = ((i + 1, r) for i, r in enumerate(source.to_dict(orient="records")))
         return samples_from_rows(rows, "<DataFrame>", cmap, row_word="row")

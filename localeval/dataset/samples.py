@@ -9,15 +9,16 @@ the column.
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
-from localeval.dataset.formats import kind_of
+from localeval.dataset.formats import kind_of, loads_strict
 from localeval.errors import DataError
 from localeval.types import SAMPLE_FIELDS, Sample
 
-__all__ = ["Dataset", "ALIASES", "samples_from_rows", "present_fields"]
+__all__ = ["Dataset", "ALIASES", "samples_from_rows", "present_fields", "relevance_grade"]
 
 #: Alternative column names -> canonical Sample field (RAGAS v2 and older names).
 ALIASES: dict[str, str] = {
@@ -33,6 +34,14 @@ ALIASES: dict[str, str] = {
 
 _TEXT = ("question", "answer", "reference")
 _TEXT_LISTS = ("contexts", "reference_contexts")
+#: Fields whose CSV/TSV cell is JSON (an array, or an object of grades).
+_JSON_CELLS = ("contexts", "reference_contexts", "retrieved_ids", "relevant_ids")
+#: Deepest nesting kept in a metadata value: RAG data nests a few levels; a value
+#: hundreds deep would only break the writers of the results and the report.
+MAX_NESTING = 64
+#: Largest relevance grade, either sign: exponential nDCG gain 2^g stays finite
+#: summed over millions of documents (trec_eval grades are small integers).
+MAX_GRADE = 1000
 
 
 @dataclass
@@ -55,23 +64,32 @@ class Dataset:
 
 # -- row validation -----------------------------------------------------------------
 def samples_from_rows(rows: Iterable[tuple[int, Mapping[str, Any]]], source: str,
-                      cmap: dict[str, str], row_word: str = "line") -> Dataset:
+                      cmap: dict[str, str], row_word: str = "line",
+                      text_cells: bool = False) -> Dataset:
     """Validate numbered records into a ``Dataset``: one ``DataError`` names the first problem.
 
     ``cmap`` maps the user's column names to fields (``parse_column_map``);
     ``row_word`` is how errors name a record's number ("line" in files, "row" in tables).
+    ``text_cells``: every value is a CSV/TSV cell's text; list fields are parsed
+    as JSON, text fields stay text even when they look like JSON.
     """
     samples: list[Sample] = []
     seen: dict[str, int] = {}
     present: set[str] = set()
+    columns: set[str] = set()
     for n, rec in rows:
-        s = _sample(n, rec, source, cmap, row_word)
+        columns.update(str(c) for c in rec)
+        s = _sample(n, rec, source, cmap, row_word, text_cells)
         if s.id in seen:
             raise _err(f"duplicate id {s.id!r} (first seen at {row_word} {seen[s.id]})", source,
                        n, "id", row_word)
         seen[s.id] = n
         present.update(f for f in SAMPLE_FIELDS if s.has(f))
         samples.append(s)
+    unused = [c for c in cmap if c not in columns]
+    if unused and samples:
+        raise DataError(f"--columns {cmap[unused[0]]}={unused[0]}: the data has no column "
+                        f"{unused[0]!r}; its columns: {', '.join(sorted(columns))}", file=source)
     if not samples:
         raise DataError("no samples: the data is empty", file=source)
     return Dataset(samples, source, present)
@@ -82,17 +100,27 @@ def _err(msg: str, source: str, n: int | None, col: str | None, row_word: str) -
 
 
 def _sample(n: int, rec: Mapping[str, Any], source: str, cmap: dict[str, str],
-            row_word: str) -> Sample:
+            row_word: str, text_cells: bool = False) -> Sample:
     values: dict[str, Any] = {}
     origin: dict[str, str] = {}
     meta: dict[str, Any] = {}
     for col, v in rec.items():
         if not isinstance(col, str):
             col = str(col)
+        v = _unnumpy(v)
         canon = cmap.get(col) or (col if col in SAMPLE_FIELDS or col == "id" else ALIASES.get(col))
-        if canon is None or (col in ALIASES and col in cmap.values()):
-            meta[col] = v
+        if canon is None or (col not in cmap and canon in cmap.values()):
+            # not a field, or a field the user mapped another column onto: metadata
+            meta[col] = _cell_meta(v) if text_cells else v
+            if _too_deep(meta[col]):
+                raise _err(f"nested more than {MAX_NESTING} levels deep", source, n, col,
+                           row_word)
             continue
+        if text_cells:
+            try:
+                v = _from_cell(canon, v, col)
+            except ValueError as e:
+                raise _err(str(e), source, n, col, row_word) from None
         if canon in values and values[canon] is not None and not _missing(v):
             raise _err(f"both '{origin[canon]}' and '{col}' given for {canon}; keep one", source,
                        n, col, row_word)
@@ -114,6 +142,52 @@ def _sample(n: int, rec: Mapping[str, Any], source: str, cmap: dict[str, str],
 
 def _missing(v: Any) -> bool:
     return v is None or (isinstance(v, float) and math.isnan(v))
+
+
+def _unnumpy(v: Any) -> Any:
+    """numpy arrays and scalars (DataFrame cells) as plain Python values."""
+    return v.tolist() if hasattr(v, "tolist") and not isinstance(v, (str, bytes)) else v
+
+
+def _from_cell(f: str, v: str, col: str) -> Any:
+    """A CSV/TSV cell's value for field ``f``: JSON for list fields, the text otherwise."""
+    if f not in _JSON_CELLS and not (col == "ground_truths" and v.lstrip()[:1] == "["):
+        return v
+    if not v.strip():
+        return []
+    try:
+        return loads_strict(v)
+    except ValueError as e:
+        if isinstance(e, json.JSONDecodeError):
+            if f == "relevant_ids":
+                raise ValueError('expected a JSON array of ids or an object of grades in this '
+                                 'cell, e.g. ["doc1", "doc7"] or {"doc1": 2, "doc7": 1}') from None
+            raise ValueError('expected a JSON array in this cell, e.g. ["first", "second"]'
+                             ) from None
+        raise
+
+
+def _cell_meta(v: str) -> Any:
+    """A metadata cell: JSON when it is a JSON array or object, else the text."""
+    t = v.strip()
+    if t[:1] + t[-1:] in ("[]", "{}"):
+        try:
+            return loads_strict(t)
+        except ValueError:
+            pass
+    return v
+
+
+def _too_deep(v: Any) -> bool:
+    """True when ``v`` nests lists/dicts more than MAX_NESTING deep (iterative: no recursion)."""
+    stack = [(v, 0)]
+    while stack:
+        x, d = stack.pop()
+        if isinstance(x, (list, tuple, dict)):
+            if d >= MAX_NESTING:
+                return True
+            stack.extend((y, d + 1) for y in (x.values() if isinstance(x, dict) else x))
+    return False
 
 
 def _coerce(f: str, v: Any, col: str) -> Any:
@@ -142,17 +216,38 @@ def _coerce(f: str, v: Any, col: str) -> Any:
             raise ValueError(f"expected a ranked list of ids, got {kind_of(v)}")
         return [_id(x, i) for i, x in enumerate(v)]
     if f == "relevant_ids":
+        if isinstance(v, (list, tuple)) and v and all(isinstance(x, tuple) and len(x) == 2
+                                                      for x in v):
+            v = dict(v)  # an Arrow map read by pandas: [(id, grade), ...]
         if isinstance(v, Mapping):
-            out = {}
-            for k, g in v.items():
-                if isinstance(g, bool) or not isinstance(g, (int, float)) or math.isnan(g):
-                    raise ValueError(f"relevance grade of {k!r} must be a number, got {kind_of(g)}")
-                out[str(k)] = float(g)
-            return out
+            return {str(k): relevance_grade(k, g) for k, g in v.items()}
         if isinstance(v, (list, tuple)):
             return {_id(x, i): 1.0 for i, x in enumerate(v)}
         raise ValueError(f"expected a list of ids or an id -> grade mapping, got {kind_of(v)}")
     return v
+
+
+def relevance_grade(k: Any, g: Any) -> float:
+    """A relevance grade as a float; ValueError unless a finite number within +-MAX_GRADE."""
+    if isinstance(g, bool) or not isinstance(g, (int, float)):
+        raise ValueError(f"relevance grade of {k!r} must be a number, got {kind_of(g)}")
+    if not (isinstance(g, int) or math.isfinite(g)):
+        raise ValueError(f"relevance grade of {k!r} must be a finite number, got {g}")
+    if abs(g) > MAX_GRADE:
+        if isinstance(g, float):
+            shown = f"{g:.4g}"
+        else:  # str() of a huge int is slow, and refused past 4300 digits
+            shown = str(g) if g.bit_length() <= 64 else f"a number of {_digits(g)} digits"
+        raise ValueError(f"relevance grade of {k!r} is {shown}; grades must lie between "
+                         f"-{MAX_GRADE} and {MAX_GRADE}")
+    return float(g)
+
+
+def _digits(n: int) -> int:
+    """Decimal digits of ``n`` without ``str(n)``: an estimate from the bit length, made exact."""
+    n = abs(n)
+    d = int((n.bit_length() - 1) * 0.30102999566398) + 1
+    return d + 1 if n >= 10 ** d else d
 
 
 def _id(x: Any, i: int) -> str:

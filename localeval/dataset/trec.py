@@ -18,6 +18,7 @@ import os
 from pathlib import Path
 from typing import Iterator
 
+from localeval.dataset.samples import relevance_grade
 from localeval.errors import DataError
 from localeval.types import Sample
 
@@ -97,7 +98,10 @@ def load_qrels(path: str | os.PathLike[str]) -> dict[str, dict[str, float]]:
             raise DataError(f"expected 4 columns (qid iter docid grade), found {len(f)}",
                             file=str(path), row=line)
         qid, _iter, docid, grade_text = f
-        grade = _number(grade_text, "relevance grade", path, line)
+        try:
+            grade = relevance_grade(docid, _number(grade_text, "relevance grade", path, line))
+        except ValueError as e:
+            raise DataError(str(e), file=str(path), row=line) from None
         if (qid, docid) in seen:
             raise DataError(f"document {docid!r} judged twice for query {qid!r} "
                             f"(first on line {seen[qid, docid]})", file=str(path), row=line)

@@ -100,11 +100,14 @@ class CachedEmbedder:
             self.memory_hits += len(unique) - len(todo)
 
             if todo and self.cache is not None:
+                # The cache leaves out damaged vectors (wrong length, zero, not finite);
+                # one of another width than the model's is a miss too, not a stack error.
                 found = self.cache.get_vectors(self.fingerprint, [keys[i] for i in todo])
+                want = self.dim
                 still = []
                 for i in todo:
                     v = found.get(keys[i])
-                    if v is None:
+                    if v is None or (want is not None and v.shape[0] != want):
                         still.append(i)
                     else:
                         rows[i] = v

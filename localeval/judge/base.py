@@ -114,5 +114,13 @@ class Judge(Protocol):
     name: str
 
     def ask(self, request: JudgeRequest) -> JudgeReply:
-        """Answer one step; raise ``JudgeCallError`` for per-sample failures."""
+        """Answer one step; raise ``JudgeCallError`` for per-sample failures.
+
+        A failure's cost goes on the error as ``err.usage`` (a ``Usage``: the
+        calls made and the tokens generated before it failed), so that usage
+        counts the calls that ended in an error too; ``CachedJudge`` sets
+        ``Usage(calls=1)`` where a judge did not, and ``Usage(calls=1,
+        cache_hits=1)`` on a replayed error. ``err.cacheable`` marks a failure
+        the judge decided (see ``CachedJudge``).
+        """
         ...

@@ -48,10 +48,15 @@ class CachedJudge:
 
     A hit counts as a call (``calls == 1``, so ``cache_hits / calls`` is the
     hit rate) that cost no tokens and no time.
-    Deterministic per-sample failures (truncated or invalid output, marked
-    ``cacheable`` by the judge) are cached too and raised again on a hit;
-    failures that depend on settings outside the fingerprint (prompt longer
-    than the context, server errors) are not.
+    Only what the judge decided is cached: a reply, or a deterministic
+    per-sample failure (output cut at the budget, grammar-constrained output
+    that does not parse), marked ``cacheable`` by the judge and stored with
+    ``decided``; it is raised again on a hit, counted as a cache hit.
+    Failures of the transport or the server (unreachable, 5xx, a reply of the
+    wrong shape, off-schema content from a server that ignored the grammar)
+    and those that depend on settings outside the fingerprint (prompt longer
+    than the context) are not cached: the next run asks again. Every
+    ``JudgeCallError`` leaving ``ask`` carries a ``usage`` (at least the call).
     """
 
     def __init__(self, judge: Judge, cache: Cache | None = None) -> None:
@@ -73,8 +78,11 @@ class CachedJudge:
         try:
             reply = self.judge.ask(request)
         except JudgeCallError as e:
+            if getattr(e, "usage", None) is None:
+                e.usage = Usage(calls=1)  # type: ignore[attr-defined]
             if getattr(e, "cacheable", False):
-                self.cache.put_call(key, self.name, request.step, {"error": str(e)})
+                self.cache.put_call(key, self.name, request.step,
+                                    {"error": str(e), "decided": True})
             raise
         self.cache.put_call(key, self.name, request.step, {
             "output": reply.output.model_dump(mode="json"),
@@ -85,21 +93,43 @@ class CachedJudge:
         return reply
 
     def _from_cache(self, hit: dict[str, Any], request: JudgeRequest) -> JudgeReply | None:
+        """The stored reply, the stored decided error raised, or None to ask again.
+
+        An entry of the wrong shape (hand-edited, damaged, or an error stored
+        before errors were marked ``decided``, which may have been a server
+        failure) is a miss: asked again and overwritten.
+        """
         if "error" in hit:
+            if hit.get("decided") is not True or not isinstance(hit["error"], str):
+                return None
             err = JudgeCallError(hit["error"])
             err.cacheable = True  # type: ignore[attr-defined]
             err.cached = True  # type: ignore[attr-defined]
+            err.usage = Usage(calls=1, cache_hits=1)  # type: ignore[attr-defined]
             raise err
+        raw, probs = hit.get("raw", ""), hit.get("probs")
+        if not isinstance(raw, str) or not _valid_probs(probs):
+            return None
         try:
             output = request.schema.model_validate(hit["output"])
         except (KeyError, ValidationError):
             return None  # a stale entry: ask again and overwrite it
-        return JudgeReply(output=output, raw=hit.get("raw", ""),
-                          usage=Usage(calls=1, cache_hits=1), probs=hit.get("probs"),
-                          cached=True)
+        return JudgeReply(output=output, raw=raw, usage=Usage(calls=1, cache_hits=1),
+                          probs=probs, cached=True)
 
     def __getattr__(self, name: str) -> Any:
         # count_tokens, signature, close... of the wrapped judge
         if name == "judge":  # not set yet (copy/unpickle): avoid recursing
             raise AttributeError(name)
         return getattr(self.judge, name)
+
+
+def _valid_probs(probs: Any) -> bool:
+    """None, or a list of {value: probability} dicts with finite numbers in [0, 1]."""
+    if probs is None:
+        return True
+    if not isinstance(probs, list):
+        return False
+    return all(isinstance(d, dict) and all(
+        isinstance(k, str) and isinstance(v, (int, float)) and not isinstance(v, bool)
+        and 0.0 <= v <= 1.0 for k, v in d.items()) for d in probs)

@@ -15,6 +15,7 @@ reply is parsed strictly and validated (``localeval.judge.parse``); nothing is t
 from __future__ import annotations
 
 import hashlib
+import http.client
 import json
 import os
 import random
@@ -28,11 +29,18 @@ from typing import Any
 from localeval.errors import JudgeCallError, ModelError
 from localeval.judge.base import JudgeReply, JudgeRequest, Usage
 from localeval.judge.grammar import allowed_values, max_tokens_for, schema_to_gbnf
+from localeval.judge.completion import BadReply, probs_from_logprobs, reply_parts
 from localeval.judge.parse import is_json, parse_reply, truncation_error
 
-__all__ = ["HttpJudge"]
+__all__ = ["HttpJudge", "BadReply", "ServerBroken", "MAX_FAILED_CALLS"]
 
-_RETRY_STATUS = {408, 429, 502, 503, 504}
+#: Retried besides every 5xx: the server is busy or timed out, not refusing this request.
+_RETRY_STATUS = {408, 429}
+#: Consecutive server-side failures (5xx, replies of the wrong shape or off-schema
+#: content) after which the server is taken for broken: ModelError, exit 3 (in a
+#: pool the replica is marked down), instead of a run of unscored samples.
+MAX_FAILED_CALLS = 3
+_NO_LOGPROBS = object()  # what ``_chat`` returns when the server refuses logprobs
 
 
 class _HttpFailure(Exception):
@@ -40,6 +48,18 @@ class _HttpFailure(Exception):
         super().__init__(message)
         self.status = status
         self.message = message
+
+
+class ServerBroken(ModelError):
+    """The server failed ``MAX_FAILED_CALLS`` calls in a row (exit 3; a pool fails over)."""
+
+
+def _retryable(status: int, message: str) -> bool:
+    # A 500 that names logprobs is llama-cpp-python refusing them: a deterministic
+    # answer to this request (see ``_chat``), not a server fault worth retrying.
+    if status == 500 and "logprob" in message.lower():
+        return False
+    return status in _RETRY_STATUS or status >= 500
 
 
 class HttpJudge:
@@ -71,6 +91,7 @@ class HttpJudge:
         self.top_logprobs = top_logprobs
         self.logit_bias = {int(k): float(v) for k, v in (logit_bias or {}).items()}
         self._logprobs_ok: bool | None = None
+        self._failed_calls = 0  # consecutive server-side failures (see MAX_FAILED_CALLS)
 
         models = self._models()
         ids = [m.get("id") for m in models if isinstance(m, dict)]
@@ -99,38 +120,56 @@ class HttpJudge:
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
         last: Exception | None = None
+        timeouts = 0
         for attempt in range(self.retries + 1):
             if attempt:
                 time.sleep(self.backoff * 2 ** (attempt - 1) * (1 + 0.25 * random.random()))
             req = urllib.request.Request(url, data=data, headers=headers, method=method)
             try:
                 with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                    return json.loads(resp.read().decode("utf-8"))
+                    raw = resp.read()
             except urllib.error.HTTPError as e:
                 msg = _error_message(e)
-                if e.code in _RETRY_STATUS:
+                if _retryable(e.code, msg):
                     last = _HttpFailure(e.code, msg)
                     continue
                 raise _HttpFailure(e.code, msg) from None
-            except (urllib.error.URLError, socket.timeout, TimeoutError, ConnectionError) as e:
+            except (urllib.error.URLError, OSError, http.client.HTTPException) as e:
+                # HTTPException: a bad status line or a body cut short (IncompleteRead)
                 last = e
+                if isinstance(getattr(e, "reason", e), (socket.timeout, TimeoutError)):
+                    timeouts += 1
+                    if timeouts >= 2:  # a hung server stays hung: do not wait out every retry
+                        break
                 continue
-            except ValueError as e:  # the body was not JSON
-                raise _HttpFailure(None, f"server sent a reply that is not JSON ({e})") from None
+            try:
+                return json.loads(raw.decode("utf-8"))
+            except (ValueError, RecursionError) as e:  # not UTF-8 / not JSON / nested too deep
+                why = "nested too deeply" if isinstance(e, RecursionError) else str(e)[:200]
+                raise _HttpFailure(None, f"server sent a reply that is not JSON ({why})"
+                                   ) from None
+        if isinstance(last, http.client.HTTPException) and not isinstance(last, ConnectionError):
+            # It answered, but not in HTTP (bad status line) or cut its body short.
+            raise _HttpFailure(None, f"server sent a broken HTTP reply ({type(last).__name__}: "
+                                     f"{str(last)[:200]})")
         if isinstance(last, _HttpFailure):
             raise ModelError(f"judge server {url} kept failing: HTTP {last.status}: "
                              f"{last.message}")
-        reason = getattr(last, "reason", last)
-        raise ModelError(f"judge server {url} is unreachable after {self.retries + 1} "
+        reason = getattr(last, "reason", None) or f"{type(last).__name__}: {last}"
+        if timeouts and isinstance(getattr(last, "reason", last), (socket.timeout, TimeoutError)):
+            reason = f"no reply within --judge-timeout {self.timeout:g} s"
+        raise ModelError(f"judge server {url} is unreachable after {attempt + 1} "
                          f"attempts ({reason})")
 
     def _models(self) -> list[Any]:
         try:
             data = self._request("GET", "/models")
         except _HttpFailure as e:
-            raise ModelError(f"judge server {self.base_url}/models answered HTTP {e.status}: "
+            status = f"HTTP {e.status}: " if e.status is not None else ""
+            raise ModelError(f"judge server {self.base_url}/models answered {status}"
                              f"{e.message}") from None
-        return list(data.get("data") or []) if isinstance(data, dict) else []
+        listed = data.get("data") if isinstance(data, dict) else None
+        return listed if isinstance(listed, list) else []
 
     # -- the Judge protocol ---------------------------------------------------------------
     def ask(self, request: JudgeRequest) -> JudgeReply:
@@ -157,6 +196,27 @@ class HttpJudge:
                 "schema": schema.model_json_schema(), "strict": True}}
         want_lp = bool(values) and self._logprobs_ok is not False
         usage = Usage()
+        try:
+            reply = self._exchange(request, body, budget, want_lp, values, usage)
+        except BadReply as e:
+            e.usage = usage  # type: ignore[attr-defined]
+            self._failed_calls += 1
+            if self._failed_calls >= MAX_FAILED_CALLS:
+                raise ServerBroken(f"judge server {self.base_url} failed {self._failed_calls} "
+                                 f"calls in a row; last: {e}") from None
+            raise
+        except JudgeCallError as e:  # decided (truncation) or this request's own (HTTP 4xx)
+            e.usage = usage  # type: ignore[attr-defined]
+            self._failed_calls = 0
+            raise
+        self._failed_calls = 0
+        usage.seconds = time.perf_counter() - t0
+        reply.usage = usage
+        return reply
+
+    def _exchange(self, request: JudgeRequest, body: dict[str, Any], budget: int,
+                  want_lp: bool, values: list[Any] | None, usage: Usage) -> JudgeReply:
+        """Send, retry once with twice the budget when cut off, parse; adds to ``usage``."""
         for attempt in range(2):
             body["max_tokens"] = budget
             if want_lp:
@@ -164,36 +224,42 @@ class HttpJudge:
             else:
                 body.pop("logprobs", None)
                 body.pop("top_logprobs", None)
+            usage.calls += 1
             data = self._chat(body, want_lp)
-            if data is None:  # the server refused logprobs; ask again without
+            if data is _NO_LOGPROBS:  # the server refused logprobs; ask again without
                 self._logprobs_ok = want_lp = False
                 body.pop("logprobs", None)
                 body.pop("top_logprobs", None)
                 data = self._chat(body, False)
             elif want_lp:
                 self._logprobs_ok = True
-            u = data.get("usage") or {}
-            usage.calls += 1
-            usage.prompt_tokens += int(u.get("prompt_tokens") or 0)
-            details = u.get("prompt_tokens_details") or {}
-            usage.reused_tokens += int(details.get("cached_tokens") or 0)
-            usage.generated_tokens += int(u.get("completion_tokens") or 0)
-            choice = (data.get("choices") or [{}])[0]
-            text = (choice.get("message") or {}).get("content") or ""
-            if choice.get("finish_reason") != "length" or is_json(text):
+            text, finish, counts, logprobs = reply_parts(data, self.base_url)
+            usage.prompt_tokens += counts["prompt"]
+            usage.reused_tokens += min(counts["cached"], counts["prompt"])
+            usage.generated_tokens += counts["completion"]
+            if finish != "length" or is_json(text):
                 break
             if attempt == 0:
                 budget *= 2
                 continue
-            raise truncation_error(int(u.get("completion_tokens") or budget))
-        output = parse_reply(text, schema)
+            raise truncation_error(counts["completion"] or budget, usage=usage)
+        try:
+            output = parse_reply(text, request.schema)
+        except JudgeCallError as e:
+            # The server was sent a grammar or a strict schema: content that does not
+            # parse means it ignored the constraint, which is its fault, not a verdict.
+            raise BadReply(f"judge server {self.base_url}: {e}") from None
         probs = None
         if values and want_lp:
-            probs = _probs_from_logprobs(choice.get("logprobs"), request.prob_field or "", values)
-        usage.seconds = time.perf_counter() - t0
-        return JudgeReply(output=output, raw=text, usage=usage, probs=probs)
+            try:
+                probs = probs_from_logprobs(logprobs, request.prob_field or "", values)
+            except (TypeError, ValueError, AttributeError, OverflowError):
+                probs = None  # logprobs of an unexpected shape: no probabilities
+        return JudgeReply(output=output, raw=text, probs=probs)
 
-    def _chat(self, body: dict[str, Any], want_lp: bool) -> dict[str, Any] | None:
+    def _chat(self, body: dict[str, Any], want_lp: bool) -> Any:
+        """The server's decoded reply (any JSON: ``_reply_parts`` checks it), or
+        ``_NO_LOGPROBS`` when it refused logprobs."""
         try:
             data = self._request("POST", "/chat/completions", body)
         except _HttpFailure as e:
@@ -201,10 +267,10 @@ class HttpJudge:
                 raise ModelError(f"judge server {self.base_url} refused the request: HTTP "
                                  f"{e.status}: {e.message}") from None
             if want_lp and e.status in (400, 422, 500) and "logprob" in e.message.lower():
-                return None
+                return _NO_LOGPROBS
+            if e.status is None:  # a 200 whose body is not JSON
+                raise BadReply(f"judge server {self.base_url}: {e.message}") from None
             raise JudgeCallError(f"judge server error (HTTP {e.status}): {e.message}") from None
-        if not isinstance(data, dict):
-            raise JudgeCallError("judge server sent an unexpected reply")
         return data
 
     def close(self) -> None:
@@ -222,49 +288,5 @@ def _error_message(e: urllib.error.HTTPError) -> str:
         if isinstance(err, dict):
             return str(err.get("message") or err.get("detail") or err)[:500]
         return str(err)[:500]
-    except ValueError:
+    except (ValueError, RecursionError):
         return raw[:500] or str(e.reason)
-
-
-def _probs_from_logprobs(logprobs: Any, field: str, values: list[Any]
-                         ) -> list[dict[str, float]] | None:
-    """Renormalise the server's top logprobs at each verdict position over the allowed values.
-
-    The server's numbers ignore the grammar, hence the renormalisation. A
-    candidate token counts for a value when its stripped text is a non-empty
-    prefix of exactly that value. None when the server sent no logprobs or a
-    position has no candidate for any allowed value.
-    """
-    import math
-
-    content = (logprobs or {}).get("content") if isinstance(logprobs, dict) else None
-    if not content:
-        return None
-    toks = [str(c.get("token", "")) for c in content]
-    starts, pos = [], 0
-    for t in toks:
-        starts.append(pos)
-        pos += len(t)
-    text = "".join(toks)
-    texts = [json.dumps(v, ensure_ascii=False) for v in values]
-    common = os.path.commonprefix(texts)
-    rests = [t[len(common):] for t in texts]
-    out: list[dict[str, float]] = []
-    for m in re.finditer(r'"' + re.escape(field) + r'"\s*:\s*', text):
-        at = m.end() + len(common)
-        k = max(i for i, s in enumerate(starts) if s <= at) if starts else 0
-        if k >= len(content):
-            return None
-        mass = [0.0] * len(values)
-        for cand in content[k].get("top_logprobs") or []:
-            s = str(cand.get("token", "")).strip()
-            if common and s.startswith(common):
-                s = s[len(common):]
-            hits = [i for i, r in enumerate(rests) if s and r.startswith(s)]
-            if len(hits) == 1:
-                mass[hits[0]] += math.exp(float(cand.get("logprob", -math.inf)))
-        total = sum(mass)
-        if total <= 0:
-            return None
-        out.append({str(v): m_ / total for v, m_ in zip(values, mass)})
-    return out

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from localeval.errors import ModelError
+from localeval.errors import ModelError, UsageError
 from localeval.judge.base import Judge
 
 __all__ = ["load_judge", "resolve_model_path"]
@@ -54,11 +54,19 @@ def load_judge(spec: str | None, *, models_dir: str | os.PathLike[str] = "models
     - ``http://`` / ``https://``: an ``HttpJudge``; ``judge_model`` picks the served model.
       Several comma-separated URLs: a ``JudgePool`` over those replicas
       (``per_endpoint_concurrency`` and ``health_interval`` in ``opts`` go to it).
-    - otherwise a GGUF path or a name in ``models_dir``: a ``LlamaJudge``.
-    ``opts`` go to the judge's constructor (n_ctx, seed, n_threads, ...).
+    - otherwise a GGUF path or a name in ``models_dir``: a ``LlamaJudge``
+      (``parallel`` in ``opts``: sequences decoded together; "auto": ``default_parallel``).
+    ``opts`` go to the judge's constructor (n_ctx, seed, n_threads, ...);
+    ``timeout`` (seconds per HTTP request, ``--judge-timeout``) only to HTTP judges.
     """
+    timeout = opts.get("timeout")
+    if timeout is not None and not (isinstance(timeout, (int, float)) and 0 < timeout < 1e6):
+        raise UsageError(f"--judge-timeout must be a number of seconds above 0, not {timeout!r}")
     if spec is not None and spec.lower().startswith(("http://", "https://")):
         from localeval.judge.pool import JudgePool, split_urls
+
+        # Servers batch on their own slots; calls in flight are --judge-concurrency.
+        opts.pop("parallel", None)
 
         urls = split_urls(spec)
         if len(urls) > 1 or any(k in opts for k in ("per_endpoint_concurrency",
@@ -67,11 +75,15 @@ def load_judge(spec: str | None, *, models_dir: str | os.PathLike[str] = "models
         from localeval.judge.http import HttpJudge
 
         return HttpJudge(spec, model=judge_model, **opts)
-    for k in ("per_endpoint_concurrency", "health_interval"):  # pool-only options
+    for k in ("per_endpoint_concurrency", "health_interval", "timeout"):  # HTTP-only options
         opts.pop(k, None)
     path = resolve_model_path(spec, models_dir)
     if path is None:
         return None
     from localeval.judge.llama.judge import LlamaJudge
 
+    if opts.get("parallel") == "auto":
+        from localeval.judge.llama.cpu import default_parallel
+
+        opts["parallel"] = default_parallel(opts.get("n_gpu_layers", -1))
     return LlamaJudge(path, **opts)

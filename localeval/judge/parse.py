@@ -12,6 +12,7 @@ outcome of the request, so a resumed run should not pay for them again.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
@@ -27,9 +28,16 @@ def invalid_output(msg: str) -> JudgeCallError:
     return err
 
 
-def truncation_error(n_tokens: int, extra: str = "") -> JudgeCallError:
-    """The per-sample error for output cut at the token budget (cacheable)."""
-    return invalid_output(f"judge output truncated at {n_tokens} tokens{extra}")
+def truncation_error(n_tokens: int, extra: str = "", usage: Any = None) -> JudgeCallError:
+    """The per-sample error for output cut at the token budget (cacheable).
+
+    ``usage`` (a ``Usage``) is what the failed call cost; it travels on the error
+    as ``err.usage`` so that the run's accounting counts the call and its tokens.
+    """
+    err = invalid_output(f"judge output truncated at {n_tokens} tokens{extra}")
+    if usage is not None:
+        err.usage = usage  # type: ignore[attr-defined]
+    return err
 
 
 def is_json(reply: str | bytes) -> bool:

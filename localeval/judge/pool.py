@@ -20,6 +20,7 @@ URLs, so one cache serves any number or order of replicas.
 from __future__ import annotations
 
 import hashlib
+import http.client
 import json
 import threading
 import time
@@ -30,7 +31,7 @@ from typing import Any, Sequence
 
 from localeval.errors import ModelError
 from localeval.judge.base import JudgeReply, JudgeRequest
-from localeval.judge.http import HttpJudge
+from localeval.judge.http import BadReply, HttpJudge, ServerBroken
 
 __all__ = ["JudgePool", "EndpointDown", "split_urls"]
 
@@ -48,6 +49,12 @@ class _Endpoint(HttpJudge):
         except EndpointDown:
             raise
         except ModelError as e:  # unreachable, or kept answering 5xx / 429
+            raise EndpointDown(str(e)) from None
+
+    def ask(self, request: JudgeRequest) -> JudgeReply:
+        try:
+            return super().ask(request)
+        except ServerBroken as e:  # MAX_FAILED_CALLS unusable replies in a row
             raise EndpointDown(str(e)) from None
 
 
@@ -145,7 +152,7 @@ class JudgePool:
                 with urllib.request.urlopen(req, timeout=min(5.0, slot.judge.timeout)) as r:
                     r.read()
                 slot.healthy, slot.error = True, ""
-        except (OSError, ModelError) as e:
+        except (OSError, ModelError, http.client.HTTPException) as e:
             slot.error = str(e)
         with self._cond:
             slot.probing = False
@@ -161,9 +168,11 @@ class JudgePool:
             slot.next_probe = time.monotonic() + self.health_interval
             self._cond.notify_all()
 
-    def _acquire(self, avoid: set[str]) -> _Slot:
-        """The least-loaded healthy endpoint with a free slot; waits while all are busy."""
-        start = time.monotonic()
+    def _acquire(self, avoid: set[str], deadline: float) -> _Slot:
+        """The least-loaded healthy endpoint with a free slot; waits while all are busy.
+
+        Raises ModelError when no endpoint is healthy at ``deadline``.
+        """
         while True:
             due: _Slot | None = None
             with self._cond:
@@ -182,10 +191,9 @@ class JudgePool:
                         slot.in_flight += 1
                         slot.calls += 1
                         return slot
-                    if not live and now - start > self.give_up_after:
+                    if not live and now > deadline:
                         raise ModelError("every judge server in the pool is down: " +
-                                             "; ".join(f"{s.url}: {s.error}"
-                                                       for s in self._slots))
+                                         "; ".join(f"{s.url}: {s.error}" for s in self._slots))
                     self._cond.wait(timeout=0.5)
             if due is not None:
                 self._probe(due)
@@ -197,26 +205,48 @@ class JudgePool:
 
     # -- the Judge protocol ---------------------------------------------------------------
     def ask(self, request: JudgeRequest) -> JudgeReply:
+        """Answer on some endpoint, failing over until one answers.
+
+        An endpoint that is down (unreachable, kept answering 5xx, or sent
+        ``MAX_FAILED_CALLS`` unusable replies in a row) is marked down and the
+        call goes to another; the call fails the run (ModelError) once no
+        endpoint has answered it for ``give_up_after`` seconds, as
+        docs/scale-out.md says. A reply that is merely unusable (``BadReply``)
+        is tried once on every other endpoint, then is this call's error.
+        """
         tried: set[str] = set()
         last: Exception | None = None
-        for _ in range(2 * len(self._slots) + 1):
+        deadline = time.monotonic() + self.give_up_after
+        while True:
             try:
-                slot = self._acquire(tried)
+                slot = self._acquire(tried, deadline)
             except ModelError:
                 if last is not None:
-                    raise ModelError(f"every judge server in the pool failed; last: {last}") \
-                        from None
+                    raise ModelError(f"every judge server in the pool failed for "
+                                     f"{self.give_up_after:g} s; last: {last}") from None
                 raise
             try:
                 assert slot.judge is not None
                 return slot.judge.ask(request)
             except EndpointDown as e:
+                if last is None:  # "no answer for give_up_after s" counts from the first failure
+                    deadline = max(deadline, time.monotonic() + self.give_up_after)
                 last = e
                 tried.add(slot.url)
                 self._mark_down(slot, e)
+            except BadReply as e:
+                with self._cond:
+                    slot.failures += 1
+                    slot.error = str(e)
+                    tried.add(slot.url)
+                    others = [s for s in self._slots if s.healthy and s.url not in tried]
+                if not others:
+                    raise
             finally:
                 self._release(slot)
-        raise ModelError(f"every judge server in the pool failed; last: {last}")
+            if last is not None and time.monotonic() > deadline:
+                raise ModelError(f"every judge server in the pool failed for "
+                                 f"{self.give_up_after:g} s; last: {last}")
 
     def ask_many(self, requests: Sequence[JudgeRequest]) -> list[JudgeReply]:
         """Answer ``requests`` concurrently (up to ``capacity`` at once), in order.

@@ -5,7 +5,10 @@ through which a metric reaches the judge and the embedder; ``specs`` holds
 the registry and the parser of metric specs (``ndcg@10``). Families:
 ``answer`` and ``rag_context`` (RAGAS judge metrics), ``nvidia``
 (NVIDIA-style rating metrics), ``retrieval`` (ranked ids, on the arrays of
-``rankings``), ``bleu`` and ``rouge`` (reference text). They register
+``rankings``), ``bleu``, ``rouge``, ``chrf`` and ``strings`` (reference text),
+``factual`` (ragas's FactualCorrectness). User-defined judged metrics
+(``criteria``: AspectCritic, ``rubrics``, ``geval``) are built by the user
+in Python or from a TOML file (``definitions``), not by name. They register
 themselves on import; ``registry()`` imports them on first use. ``scoring``
 scores one metric on one sample safely (``score_one``): runs, the judge
 self-test and the RAGAS-style objects all go through it.
@@ -21,6 +24,10 @@ _WHERE = {
     "missing_reason": ".scoring", "score_one": ".scoring",
     "Bleu": ".bleu", "corpus_bleu_from_scores": ".bleu",
     "Rouge1": ".rouge", "Rouge2": ".rouge", "RougeL": ".rouge",
+    "AspectCritic": ".criteria", "RubricsScore": ".rubrics", "InstanceRubrics": ".rubrics",
+    "GEval": ".geval", "FactualCorrectness": ".factual", "ExactMatch": ".strings",
+    "StringPresence": ".strings", "NonLLMStringSimilarity": ".strings", "Chrf": ".chrf",
+    "load_metrics_file": ".definitions",
 }
 
 __all__ = sorted(_WHERE)

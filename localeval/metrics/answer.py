@@ -109,7 +109,7 @@ class AnswerRelevancy(Metric):
         if all(not t for t in texts):
             return Score.unscored("the judge generated only empty questions", **details)
         vecs = ctx.embed([embed_text(sample.question)] + [embed_text(t) for t in texts])
-        cos = cosine_rows(vecs)[1:]
+        cos = _cosines(vecs)[1:]
         for d, c in zip(details["generated"], cos):
             d["cosine"] = round(float(c), 6)
         all_noncommittal = all(flags)
@@ -118,9 +118,19 @@ class AnswerRelevancy(Metric):
         return Score(0.0 if all_noncommittal else float(np.mean(cos)), details=details)
 
 
+def _cosines(vecs: np.ndarray) -> np.ndarray:
+    """Cosines with row 0, clamped to [-1, 1].
+
+    Rounding in the normalisation can give 1.0000000000000002 for identical
+    texts; a score outside its documented range breaks bounded histograms
+    and any ``>= 1`` check downstream, so it is clamped here, once.
+    """
+    return np.clip(cosine_rows(vecs), -1.0, 1.0)
+
+
 def _similarity(ctx: Context, sample: Sample) -> float:
     vecs = ctx.embed([embed_text(sample.answer), embed_text(sample.reference)])
-    return float(cosine_rows(vecs)[1])
+    return float(_cosines(vecs)[1])
 
 
 @register

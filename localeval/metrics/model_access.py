@@ -114,7 +114,12 @@ class Context:
         req = JudgeRequest(step=step, messages=tuple(messages), schema=schema, seed=self.seed,
                            temperature=self.temperature, prob_field=prob_field,
                            sample=sample, inputs=dict(inputs))
-        reply = self.judge.ask(req)  # type: ignore[union-attr]
+        try:
+            reply = self.judge.ask(req)  # type: ignore[union-attr]
+        except JudgeCallError as e:
+            # A failed call still cost a call (and its tokens, when the judge says so).
+            self.usage.add(getattr(e, "usage", None) or Usage(calls=1))
+            raise
         self.usage.add(reply.usage)
         return reply
 

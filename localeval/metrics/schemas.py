@@ -51,6 +51,10 @@ __all__ = [
     "verdicts_schema",
     "correctness_schema",
     "selection_schema",
+    "CriterionVerdict",
+    "EvaluationSteps",
+    "MAX_SCALE_POINTS",
+    "rating_schema",
 ]
 
 # Ceilings. Characters, not tokens: a CJK character or an escape can cost
@@ -65,6 +69,11 @@ MAX_ENTITIES = 32
 #: Ceiling of the base selection class only; a call's list is bounded by the
 #: number of sentences it shows.
 MAX_SENTENCES = 64
+#: GEval: at most this many evaluation steps of at most STEP_CHARS each.
+MAX_STEPS = 6
+STEP_CHARS = 160
+#: A rubric or GEval scale has at most this many integer points (0-100 inclusive).
+MAX_SCALE_POINTS = 101
 
 
 class _Out(BaseModel):
@@ -157,6 +166,20 @@ class Rating024(_Out):
     rating: Literal[0, 2, 4]
 
 
+class CriterionVerdict(_Out):
+    """A user's yes/no criterion (AspectCritic): 1 when the sample meets it."""
+
+    reason: str = Field(max_length=REASON_CHARS)
+    verdict: Literal[0, 1]
+
+
+class EvaluationSteps(_Out):
+    """GEval: the steps a judge follows to score one criterion, written once per criterion."""
+
+    list_field: ClassVar[str | None] = "steps"
+    steps: list[Annotated[str, Field(max_length=STEP_CHARS)]] = Field(max_length=MAX_STEPS)
+
+
 ALL_SCHEMAS: list[type[BaseModel]] = [
     Statements,
     Verdicts,
@@ -167,6 +190,8 @@ ALL_SCHEMAS: list[type[BaseModel]] = [
     SentenceSelection,
     Rating012,
     Rating024,
+    CriterionVerdict,
+    EvaluationSteps,
 ]
 
 
@@ -280,3 +305,25 @@ def selection_schema(n: int) -> type[SentenceSelection]:
         {"type": "integer", "enum": list(values)})]
     return _variant(SentenceSelection, f"SentenceSelection{n}",  # type: ignore[return-value]
                     sentences=(list[number], Field(max_length=n)))  # type: ignore[valid-type]
+
+
+@lru_cache(maxsize=256)
+def rating_schema(values: tuple[int, ...], reason_chars: int = REASON_CHARS) -> type[_Out]:
+    """A reason, then an integer ``score`` that can only be one of ``values``.
+
+    For RubricsScore (the rubric's levels) and GEval (every integer of its
+    scale). The score is an enum, so the grammar offers exactly these values
+    and soft-verdict mode reads their probabilities; the reason comes first
+    so the score sees it.
+    """
+    vals = tuple(sorted({int(v) for v in values}))
+    if not 1 < len(vals) <= MAX_SCALE_POINTS:
+        raise ValueError(f"a score needs 2 to {MAX_SCALE_POINTS} allowed values, got {len(vals)}")
+    _check("reason_chars", reason_chars, REASON_CHARS)
+    # An enum even where pydantic would write "const" (as in selection_schema).
+    score = Annotated[Literal[vals], WithJsonSchema(  # type: ignore[valid-type]
+        {"type": "integer", "enum": list(vals)})]
+    name = f"Rating{vals[0]}to{vals[-1]}n{len(vals)}r{reason_chars}"
+    return create_model(  # type: ignore[call-overload,no-any-return]
+        name, __base__=_Out, __doc__="A reason, then a score from the allowed values.",
+        reason=(str, Field(max_length=reason_chars)), score=(score, ...))

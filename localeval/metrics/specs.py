@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import typing
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from localeval.errors import UsageError
 from localeval.metrics.base import Metric, Thresholded
@@ -50,7 +50,8 @@ def _load_builtin() -> None:
     # that `localeval --help` stays fast.
     import importlib
 
-    for mod in ("retrieval", "bleu", "rouge", "answer", "rag_context", "nvidia"):
+    for mod in ("retrieval", "bleu", "rouge", "answer", "rag_context", "nvidia", "strings",
+                "chrf", "factual"):
         try:
             importlib.import_module(f"localeval.metrics.{mod}")
         except ModuleNotFoundError as e:  # family not built yet
@@ -59,14 +60,18 @@ def _load_builtin() -> None:
 
 
 # -- spec parsing ---------------------------------------------------------------
-def parse_metrics(spec: str | Sequence[str | Metric]) -> list[Metric]:
+def parse_metrics(spec: str | Sequence[str | Metric],
+                  defined: Mapping[str, Metric] | None = None) -> list[Metric]:
     """Parse ``"faithfulness,ndcg@10,answer_correctness:weights=0.5,0.5"``.
 
     Commas separate metrics, but a comma-separated token that is not a metric
     name (a number, or ``key=value``) continues the previous metric's
     parameters, so list-valued parameters need no quoting. ``;`` also
-    separates parameters.
+    separates parameters. ``defined`` maps the names of user-defined metrics
+    (a ``--metrics-file``) to their instances; such a name takes no parameters
+    except ``threshold``.
     """
+    defined = dict(defined or {})
     if isinstance(spec, str):
         items: list[str | Metric] = []
         for tok in (t.strip() for t in spec.split(",")):
@@ -74,7 +79,8 @@ def parse_metrics(spec: str | Sequence[str | Metric]) -> list[Metric]:
                 continue
             head = tok.split(":", 1)[0].split("@", 1)[0]
             if items and isinstance(items[-1], str) and ":" in items[-1] and (
-                "=" in tok and ":" not in tok or _is_number(tok)) and not _known(head):
+                "=" in tok and ":" not in tok or _is_number(tok)) and not _known(head) \
+                    and head not in defined:
                 items[-1] = f"{items[-1]},{tok}"
             else:
                 items.append(tok)
@@ -82,12 +88,30 @@ def parse_metrics(spec: str | Sequence[str | Metric]) -> list[Metric]:
         items = list(spec)
     out: list[Metric] = []
     for it in items:
-        out.append(it if isinstance(it, Metric) else _parse_one(it))
+        out.append(it if isinstance(it, Metric) else _parse_defined(it, defined)
+                   if it.split(":", 1)[0].strip() in defined else _parse_one(it))
     keys = [m.key for m in out]
     dup = {k for k in keys if keys.count(k) > 1}
     if dup:
         raise UsageError(f"metric given twice: {', '.join(sorted(dup))}")
     return out
+
+
+def _parse_defined(text: str, defined: Mapping[str, Metric]) -> Metric:
+    """A user-defined metric by name, optionally ``name:threshold=0.8``."""
+    name, _, param_text = text.partition(":")
+    metric = defined[name.strip()]
+    params = dict(_split_params(param_text)) if param_text else {}
+    unknown = sorted(set(params) - {"threshold"})
+    if unknown:
+        raise UsageError(f"metric {name.strip()!r} is defined in the metrics file; only "
+                         f"'threshold' can be given after its name, not {', '.join(unknown)}")
+    if "threshold" not in params:
+        return metric
+    try:
+        return Thresholded(metric, float(params["threshold"]))
+    except ValueError:
+        raise UsageError(f"metric {name.strip()!r}: threshold must be a number") from None
 
 
 def _known(name: str) -> bool:

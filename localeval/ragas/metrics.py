@@ -1,6 +1,6 @@
-"""RAGAS-named metric objects: module-level instances and per-metric classes.
+"""ragas-named metric objects: module-level instances and per-metric classes.
 
-Two styles, as in RAGAS:
+Two styles, as in ragas:
 
     from localeval.ragas.metrics import faithfulness          # for evaluate(...)
     from localeval.ragas.metrics import AnswerCorrectness     # scored alone (seed 004)
@@ -8,145 +8,187 @@ Two styles, as in RAGAS:
     scorer = AnswerCorrectness(judge="models/judge.gguf", weights=[0.75, 0.25])
     result = scorer.score(user_input="...", response="...", reference="...")
     result.value, result.reason, result.details["tp"]
+
+Every class takes ragas's constructor arguments (``RagasMetric`` turns them into
+the localeval metric's parameters; unknown ones raise TypeError). ragas 0.1 names
+(``ContextPrecision``), 0.2+ names (``LLMContextPrecisionWithReference``,
+``ResponseRelevancy``, ``BleuScore``, ``RougeScore``...) and the NVIDIA metrics are
+here; the criteria metrics (``AspectCritic``, ``RubricsScore``, ``FactualCorrectness``,
+string metrics...) live in ``criteria.py`` and are found through this module too.
 """
 
 from __future__ import annotations
 
-import asyncio
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+import importlib
+from typing import Any
 
-from localeval.metrics import Context, Metric, Thresholded, get_metric
+from localeval.ragas.base import MetricResult, RagasMetric
 
 __all__ = [
     "RagasMetric", "MetricResult",
     "Faithfulness", "AnswerRelevancy", "ResponseRelevancy", "ContextPrecision",
-    "ContextUtilization", "ContextRecall", "ContextEntityRecall", "NoiseSensitivity",
-    "AnswerSimilarity", "SemanticSimilarity", "AnswerCorrectness", "ContextRelevancy",
-    "ContextRelevance", "AnswerAccuracy", "ResponseGroundedness",
+    "LLMContextPrecisionWithReference", "ContextUtilization",
+    "LLMContextPrecisionWithoutReference", "ContextRecall", "LLMContextRecall",
+    "ContextEntityRecall", "NoiseSensitivity", "AnswerSimilarity", "SemanticSimilarity",
+    "AnswerCorrectness", "ContextRelevancy", "ContextRelevance", "AnswerAccuracy",
+    "ResponseGroundedness", "BleuScore", "RougeScore",
     "faithfulness", "answer_relevancy", "context_precision", "context_utilization",
-    "context_recall", "context_entity_recall", "noise_sensitivity", "answer_similarity",
+    "context_recall", "context_entity_recall", "noise_sensitivity",
+    "noise_sensitivity_relevant", "noise_sensitivity_irrelevant", "answer_similarity",
     "semantic_similarity", "answer_correctness", "context_relevancy", "context_relevance",
     "answer_accuracy", "response_groundedness",
 ]
 
 
-@dataclass
-class MetricResult:
-    """What ``.score()`` returns: ``value`` (None when unscored), ``reason`` and the working."""
-
-    value: float | None
-    reason: str | None = None
-    details: dict[str, Any] = field(default_factory=dict)
-
-    def __float__(self) -> float:
-        return float("nan") if self.value is None else float(self.value)
-
-    def __repr__(self) -> str:
-        return f"MetricResult(value={self.value}, reason={self.reason!r})"
+def _make(class_name: str, metric_name: str, ragas_name: str,
+          base: type[RagasMetric] = RagasMetric) -> type[RagasMetric]:
+    doc = (f"ragas's ``{class_name}`` (ragas key ``{ragas_name}``), scored by localeval's "
+           f"``{metric_name}``.")
+    return type(class_name, (base,), {"metric_name": metric_name, "ragas_name": ragas_name,
+                                      "__doc__": doc, "__module__": __name__})
 
 
-class RagasMetric:
-    """A localeval metric with RAGAS's constructor and ``score`` / ``ascore`` methods."""
-
-    metric_name: ClassVar[str] = ""
-
-    def __init__(self, llm: Any = None, embeddings: Any = None, *, judge: Any = None,
-                 embedder: Any = None, threshold: float | None = None, **params: Any) -> None:
-        self.judge = judge if judge is not None else llm
-        self.embedder = embedder if embedder is not None else embeddings
-        cls = get_metric(self.metric_name)
-        params = {k: tuple(v) if isinstance(v, list) else v for k, v in params.items()}
-        metric: Metric = cls(**params)
-        self.metric: Metric = Thresholded(metric, threshold) if threshold is not None else metric
-        self._ctx: Context | None = None
-
-    @property
-    def name(self) -> str:
-        return self.metric.key
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.metric!r})"
-
-    def _context(self) -> Context:
-        if self._ctx is None:
-            from localeval.config import get_config
-            from localeval.run import open_cache, resolve_embedder, resolve_judge
-
-            cfg = get_config()
-            store = open_cache(cfg.extra.get("cache", True))
-            judge = self.judge if self.judge is not None else cfg.judge
-            embedder = self.embedder if self.embedder is not None else cfg.embedder
-            self._ctx = Context(
-                judge=resolve_judge(judge, store, cfg.judge_options)
-                if self.metric.uses_judge else None,
-                embedder=resolve_embedder(embedder, store, cfg.extra.get("device", "auto"))
-                if self.metric.uses_embedder else None,
-                lang=cfg.extra.get("lang", "auto"), seed=cfg.extra.get("seed", 0),
-                verdicts=cfg.extra.get("verdicts", "hard"))
-        return self._ctx
-
-    def score(self, **fields: Any) -> MetricResult:
-        """Score one sample given as keyword fields (RAGAS v1 or v2 names)."""
-        from localeval.dataset import load_dataset
-        from localeval.metrics import missing_reason, score_one
-
-        sample = load_dataset([fields]).samples[0]
-        if self.metric.missing_fields(sample):
-            return MetricResult(None, missing_reason(self.metric, sample))
-        ctx = self._context()
-        ctx.begin_sample()
-        sc = score_one(self.metric, sample, ctx)
-        return MetricResult(sc.value, sc.reason, sc.details)
-
-    async def ascore(self, **fields: Any) -> MetricResult:
-        """``score`` in a worker thread, so an event loop is not blocked by the judge."""
-        return await asyncio.to_thread(self.score, **fields)
-
-    # RAGAS 0.2 names
-    def single_turn_score(self, sample: Any) -> float:
-        return float(self.score(**dict(sample)))
-
-    async def single_turn_ascore(self, sample: Any) -> float:
-        return float(await self.ascore(**dict(sample)))
+class _NoiseSensitivityBase(RagasMetric):
+    def translate(self, key: str, value: Any) -> dict[str, Any] | None:
+        if key == "focus":  # ragas 0.2.0-0.2.5 called ``mode`` ``focus``
+            return {"mode": value}
+        return super().translate(key, value)
 
 
-def _make(class_name: str, metric_name: str) -> type[RagasMetric]:
-    return type(class_name, (RagasMetric,), {"metric_name": metric_name,
-                                              "__doc__": f"RAGAS-style ``{metric_name}``."})
+class _SimilarityBase(RagasMetric):
+    def translate(self, key: str, value: Any) -> dict[str, Any] | None:
+        if key == "is_cross_encoder":
+            if value:
+                raise ValueError(f"{type(self).__name__}(is_cross_encoder=True) is not "
+                                 "supported: localeval embeds both texts (bi-encoder)")
+            return {}
+        return super().translate(key, value)
 
 
-Faithfulness = _make("Faithfulness", "faithfulness")
-AnswerRelevancy = _make("AnswerRelevancy", "answer_relevancy")
-ResponseRelevancy = AnswerRelevancy
-ContextPrecision = _make("ContextPrecision", "context_precision")
-ContextUtilization = _make("ContextUtilization", "context_utilization")
-ContextRecall = _make("ContextRecall", "context_recall")
-ContextEntityRecall = _make("ContextEntityRecall", "context_entity_recall")
-NoiseSensitivity = _make("NoiseSensitivity", "noise_sensitivity")
-AnswerSimilarity = _make("AnswerSimilarity", "answer_similarity")
-SemanticSimilarity = AnswerSimilarity
-AnswerCorrectness = _make("AnswerCorrectness", "answer_correctness")
-ContextRelevancy = _make("ContextRelevancy", "context_relevancy")
-ContextRelevance = _make("ContextRelevance", "nv_context_relevance")
-AnswerAccuracy = _make("AnswerAccuracy", "nv_answer_accuracy")
-ResponseGroundedness = _make("ResponseGroundedness", "nv_response_groundedness")
+class _AnswerCorrectnessBase(RagasMetric):
+    def translate(self, key: str, value: Any) -> dict[str, Any] | None:
+        if key == "answer_similarity":  # ragas lets a SemanticSimilarity bring the embedder
+            if value is not None and self.embedder is None:
+                self.embedder = getattr(value, "embedder", None)
+            return {}
+        return super().translate(key, value)
+
+
+Faithfulness = _make("Faithfulness", "faithfulness", "faithfulness")
+AnswerRelevancy = _make("AnswerRelevancy", "answer_relevancy", "answer_relevancy")
+ResponseRelevancy = _make("ResponseRelevancy", "answer_relevancy", "answer_relevancy")
+ContextPrecision = _make("ContextPrecision", "context_precision", "context_precision")
+LLMContextPrecisionWithReference = _make("LLMContextPrecisionWithReference", "context_precision",
+                                         "llm_context_precision_with_reference")
+ContextUtilization = _make("ContextUtilization", "context_utilization", "context_utilization")
+LLMContextPrecisionWithoutReference = _make("LLMContextPrecisionWithoutReference",
+                                            "context_utilization",
+                                            "llm_context_precision_without_reference")
+ContextRecall = _make("ContextRecall", "context_recall", "context_recall")
+LLMContextRecall = _make("LLMContextRecall", "context_recall", "context_recall")
+ContextEntityRecall = _make("ContextEntityRecall", "context_entity_recall",
+                            "context_entity_recall")
+NoiseSensitivity = _make("NoiseSensitivity", "noise_sensitivity", "noise_sensitivity",
+                         _NoiseSensitivityBase)
+AnswerSimilarity = _make("AnswerSimilarity", "answer_similarity", "answer_similarity",
+                         _SimilarityBase)
+SemanticSimilarity = _make("SemanticSimilarity", "answer_similarity", "semantic_similarity",
+                           _SimilarityBase)
+AnswerCorrectness = _make("AnswerCorrectness", "answer_correctness", "answer_correctness",
+                          _AnswerCorrectnessBase)
+ContextRelevancy = _make("ContextRelevancy", "context_relevancy", "context_relevancy")
+ContextRelevance = _make("ContextRelevance", "nv_context_relevance", "nv_context_relevance")
+AnswerAccuracy = _make("AnswerAccuracy", "nv_answer_accuracy", "nv_accuracy")
+ResponseGroundedness = _make("ResponseGroundedness", "nv_response_groundedness",
+                             "nv_response_groundedness")
+
+#: sacrebleu's ``BLEU`` keyword (what ragas's ``BleuScore(kwargs=...)`` passes on) ->
+#: localeval's bleu parameter. The rest of sacrebleu's options have no counterpart.
+_SACREBLEU = {"lowercase": "lowercase", "tokenize": "tokenize", "smooth_method": "smoothing",
+              "smooth_value": "smooth_value", "max_ngram_order": "max_order"}
+
+
+class BleuScore(RagasMetric):
+    """ragas's ``BleuScore(kwargs={...})`` (ragas key ``bleu_score``), scored by localeval's
+    ``bleu``: the whole answer against the whole reference, tokenised for its language.
+
+    ``kwargs`` are sacrebleu's (``lowercase``, ``tokenize``, ``smooth_method``,
+    ``smooth_value``, ``max_ngram_order``); ``language`` is accepted and unused
+    (localeval detects each pair's language).
+    """
+
+    metric_name = "bleu"
+    ragas_name = "bleu_score"
+
+    def translate(self, key: str, value: Any) -> dict[str, Any] | None:
+        if key == "language":
+            return {}
+        if key == "kwargs":
+            out = {}
+            for k, v in dict(value or {}).items():
+                if k not in _SACREBLEU:
+                    raise TypeError(f"BleuScore(kwargs=...): sacrebleu option '{k}' is not "
+                                    f"supported (supported: {', '.join(_SACREBLEU)})")
+                out[_SACREBLEU[k]] = v
+            return out
+        return super().translate(key, value)
+
+
+class RougeScore(RagasMetric):
+    """ragas's ``RougeScore(rouge_type="rougeL", mode="fmeasure")`` (ragas key
+    ``rouge_score``), scored by localeval's ``rouge1`` / ``rouge2`` / ``rougeL`` with
+    ragas's Porter stemming (``stem=True``, so the key reads ``rougeL:stem=true``).
+    ``measure_type`` (ragas 0.2.0-0.2.6) is accepted for ``mode``.
+    """
+
+    ragas_name = "rouge_score"
+    fixed = {"stem": True}
+    _MODES = {"fmeasure": "f", "precision": "p", "recall": "r"}
+
+    def __init__(self, llm: Any = None, embeddings: Any = None, *, rouge_type: str = "rougeL",
+                 mode: str = "fmeasure", measure_type: str | None = None, **kwargs: Any) -> None:
+        mode = measure_type or mode
+        if rouge_type not in ("rouge1", "rouge2", "rougeL"):
+            raise ValueError(f"RougeScore(rouge_type={rouge_type!r}): use 'rouge1', 'rouge2' or "
+                             "'rougeL'")
+        if mode not in self._MODES:
+            raise ValueError(f"RougeScore(mode={mode!r}): use 'fmeasure', 'precision' or "
+                             "'recall'")
+        self.metric_name = rouge_type  # type: ignore[misc]  # this instance's metric
+        super().__init__(llm, embeddings, measure=self._MODES[mode], **kwargs)
+
+
+_INSTANCES: dict[str, tuple[type[RagasMetric], dict[str, Any]]] = {
+    "faithfulness": (Faithfulness, {}), "answer_relevancy": (AnswerRelevancy, {}),
+    "context_precision": (ContextPrecision, {}), "context_utilization": (ContextUtilization, {}),
+    "context_recall": (ContextRecall, {}), "context_entity_recall": (ContextEntityRecall, {}),
+    "noise_sensitivity": (NoiseSensitivity, {}),
+    "noise_sensitivity_relevant": (NoiseSensitivity, {"mode": "relevant"}),
+    "noise_sensitivity_irrelevant": (NoiseSensitivity, {"mode": "irrelevant"}),
+    "answer_similarity": (AnswerSimilarity, {}), "semantic_similarity": (SemanticSimilarity, {}),
+    "answer_correctness": (AnswerCorrectness, {}), "context_relevancy": (ContextRelevancy, {}),
+    "context_relevance": (ContextRelevance, {}), "answer_accuracy": (AnswerAccuracy, {}),
+    "response_groundedness": (ResponseGroundedness, {}),
+}
 
 
 def __getattr__(name: str) -> Any:
-    # Module-level instances are built on first access, so importing this
-    # module does not need every metric family loaded yet.
-    classes = {
-        "faithfulness": Faithfulness, "answer_relevancy": AnswerRelevancy,
-        "context_precision": ContextPrecision, "context_utilization": ContextUtilization,
-        "context_recall": ContextRecall, "context_entity_recall": ContextEntityRecall,
-        "noise_sensitivity": NoiseSensitivity, "answer_similarity": AnswerSimilarity,
-        "semantic_similarity": SemanticSimilarity, "answer_correctness": AnswerCorrectness,
-        "context_relevancy": ContextRelevancy, "context_relevance": ContextRelevance,
-        "answer_accuracy": AnswerAccuracy, "response_groundedness": ResponseGroundedness,
-    }
-    if name in classes:
-        inst = classes[name]()
+    # Module-level instances are built on first access, so importing this module does
+    # not need every metric family loaded yet. Names not defined here (AspectCritic,
+    # FactualCorrectness, ExactMatch...) come from criteria.py, so ragas scripts import
+    # every metric from this one module, as they do from ragas.metrics.
+    if name in _INSTANCES:
+        cls, params = _INSTANCES[name]
+        inst = cls(**params)
         globals()[name] = inst
         return inst
-    raise AttributeError(name)
+    if not name.startswith("_"):
+        try:
+            criteria = importlib.import_module("localeval.ragas.criteria")
+        except ModuleNotFoundError as e:
+            if e.name != "localeval.ragas.criteria":
+                raise
+        else:
+            if name in getattr(criteria, "__all__", ()):
+                return getattr(criteria, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

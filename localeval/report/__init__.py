@@ -11,12 +11,16 @@ from localeval.lazy import lazy_face
 
 _WHERE = {
     "check_gates": ".gates",
+    "code_span": ".markdown",
+    "escape_markdown": ".markdown",
     "judge_health": ".health",
     "parse_gates": ".gates",
     "signature": ".summary",
     "signature_line": ".summary",
     "summarize_metric": ".summary",
+    "summarize_metrics": ".summary",
     "summary_table": ".markdown",
+    "to_node": ".details",
     "write_html_report": ".html",
     "write_markdown_report": ".markdown",
 }

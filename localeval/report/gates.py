@@ -7,6 +7,7 @@ inside a user's own pytest suite.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Iterable, Mapping
 
 from localeval.errors import UsageError
@@ -22,10 +23,13 @@ def parse_gates(items: Iterable[str]) -> dict[str, float]:
         try:
             if not sep or not key.strip():
                 raise ValueError
-            gates[key.strip()] = float(val)
+            value = float(val)
+            if not math.isfinite(value):
+                raise ValueError  # nan never fails a comparison, so it would never gate
+            gates[key.strip()] = value
         except ValueError:
-            raise UsageError(f"bad --fail-under {it!r}: expected METRIC=VALUE, "
-                             "e.g. faithfulness=0.85") from None
+            raise UsageError(f"bad --fail-under {it!r}: expected METRIC=VALUE with a finite "
+                             "VALUE, e.g. faithfulness=0.85") from None
     return gates
 
 
@@ -37,6 +41,8 @@ def check_gates(summary: Mapping[str, Any], gates: Mapping[str, float]) -> list[
     """
     failed = []
     for key, threshold in gates.items():
+        if not math.isfinite(threshold):
+            raise UsageError(f"gate {key}={threshold} is not a finite number: it could never fail")
         entry = summary["metrics"].get(key)
         if entry is None:
             raise UsageError(f"gate names {key!r}, which this run did not compute; computed: "

@@ -8,6 +8,10 @@ nothing. What can be checked from the run itself:
 - **unscored share**: judge scores that could not be given, by reason;
 - **near-constant metrics**: one value for at least 90% of the samples while the
   samples differ (a judge that scores everything 0.5 is not measuring);
+- **fixed choices**: a choice the judge makes that should follow the data but
+  does not: the same number of selected sentences whatever the contexts hold,
+  the noncommittal flag on nearly every answer. Such output passes every other
+  check (a copied ``[1]`` is a valid selection), so it is checked on its own;
 - **duplicates**: repeated items the judge produced (statements merged before
   verdicts, the same question generated several times, entities not in the text);
 - **self-test**: the judge's result on the known-answer probes (``selfcheck``).
@@ -37,6 +41,19 @@ UNSCORED_WARN = 0.2
 # Detail keys (metrics' working) that count items a judge repeated or invented.
 _DUPLICATE_KEYS = ("duplicates_merged", "repeated_selections")
 _DROPPED_KEYS = ("dropped",)
+# Detail keys holding a choice the judge makes per sample: key -> how to read it.
+# "selected" (a list of chosen item numbers) is read as its length, the judge's
+# choice of how many; "generated" (answer_relevancy's questions) as whether any
+# of them carries the noncommittal flag.
+_CHOICE_KEYS: dict[str, str] = {"selected": "count", "generated": "noncommittal"}
+
+
+def _read_choice(kind: str, value: Any) -> Any:
+    if kind == "count":
+        return len(value) if isinstance(value, (list, tuple)) else None
+    if isinstance(value, (list, tuple)):
+        return any(isinstance(g, Mapping) and g.get(kind) for g in value)
+    return None
 
 
 def _pct(x: float) -> str:
@@ -58,6 +75,31 @@ def _count(details: Mapping[str, Any], keys: Sequence[str]) -> int:
         v = details.get(k)
         total += len(v) if isinstance(v, (list, tuple)) else int(v or 0)
     return total
+
+
+def _fixed_choice(metric: str, scores: Sequence[Score]) -> dict[str, Any] | None:
+    """A judge choice (see ``_CHOICE_KEYS``) that is one value on >= CONSTANT_SHARE of samples.
+
+    For a count, only when the number of candidates differs between samples
+    (picking 1 of 1 sentence every time is not suspicious).
+    """
+    for key, kind in _CHOICE_KEYS.items():
+        values = [_read_choice(kind, sc.details[key]) for sc in scores if key in sc.details]
+        values = [v for v in values if v is not None]
+        if len(values) < CONSTANT_MIN_N:
+            continue
+        value, n = Counter(values).most_common(1)[0]
+        if n / len(values) < CONSTANT_SHARE:
+            continue
+        if kind != "count" and not value:
+            continue  # a flag that is almost never set is the normal case
+        if kind == "count":
+            pools = {sc.details.get("context_sentences") for sc in scores if key in sc.details}
+            if len(pools) < 2:
+                continue
+        return {"metric": metric, "choice": key, "value": value,
+                "share": round(n / len(values), 4), "n": len(values)}
+    return None
 
 
 def judge_health(judge_metrics: Sequence[str], samples: Sequence[Sample],
@@ -82,6 +124,7 @@ def judge_health(judge_metrics: Sequence[str], samples: Sequence[Sample],
     per_metric_unscored: dict[str, int] = {}
     total = 0
     constant: list[dict[str, Any]] = []
+    fixed_choices: list[dict[str, Any]] = []
     duplicates = dropped = 0
     for key in judge_metrics:
         col = [(s, sc[key]) for s, sc in zip(samples, scores) if key in sc]
@@ -96,6 +139,9 @@ def judge_health(judge_metrics: Sequence[str], samples: Sequence[Sample],
         if hit is not None:
             constant.append({"metric": key, "value": hit[0], "share": round(hit[1], 4),
                              "n": len(scored)})
+        fixed = _fixed_choice(key, [sc for _, sc in col if sc.value is not None])
+        if fixed is not None and len(inputs) > 1:
+            fixed_choices.append(fixed)
         for _, sc in col:
             duplicates += _count(sc.details, _DUPLICATE_KEYS)
             dropped += _count(sc.details, _DROPPED_KEYS)
@@ -105,6 +151,7 @@ def judge_health(judge_metrics: Sequence[str], samples: Sequence[Sample],
     out["unscored_by_reason"] = dict(unscored.most_common())
     out["unscored_by_metric"] = per_metric_unscored
     out["constant_metrics"] = constant
+    out["fixed_choices"] = fixed_choices
     out["duplicate_items"] = duplicates
     out["invented_items_dropped"] = dropped
     if self_test is not None:
@@ -125,6 +172,15 @@ def _warnings(h: Mapping[str, Any]) -> list[str]:
     for c in h["constant_metrics"]:
         w.append(f"{c['metric']} is {c['value']:g} on {_pct(c['share'])} of {c['n']} samples "
                  "although the samples differ: the judge is not telling them apart")
+    for c in h.get("fixed_choices", ()):
+        if c["choice"] == "selected":
+            w.append(f"{c['metric']}: the judge selected {c['value']} item(s) on {_pct(c['share'])} "
+                     f"of {c['n']} samples whatever the inputs held: its selections do not "
+                     "follow the data")
+        else:
+            w.append(f"{c['metric']}: the judge called the answer noncommittal on "
+                     f"{_pct(c['share'])} of {c['n']} samples although the answers differ: "
+                     "the flag does not follow the data")
     if h["scores"] and h["unscored_rate"] >= UNSCORED_WARN:
         top = next(iter(h["unscored_by_reason"]), "")
         w.append(f"{_pct(h['unscored_rate'])} of judge scores are unscored "
@@ -147,4 +203,4 @@ def health_line(summary: Mapping[str, Any]) -> str:
         return ""
     st = (h.get("self_test") or {}).get("line") or "self-test: not run"
     return (f"Judge health: no copied examples, {h.get('unscored', 0)} of {h.get('scores', 0)} "
-            f"judge scores unscored, no constant metric; {st}.")
+            f"judge scores unscored, no constant metric or fixed choice; {st}.")

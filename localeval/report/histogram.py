@@ -68,18 +68,34 @@ class Histogram:
         return self.top + self.plot_h
 
 
+def _value_range(x: np.ndarray) -> tuple[float, float]:
+    """The binning range of an unbounded metric: its values' range, widened when that is
+    too narrow for ``BINS`` distinct bins (one value, or values a few ulps apart, where
+    numpy raises "Too many bins for data range")."""
+    if not x.size:
+        return 0.0, 1.0
+    lo, hi = float(x.min()), float(x.max())
+    if not hi - lo > 1e-9 * max(1.0, abs(lo), abs(hi)):
+        mid = lo / 2 + hi / 2  # no overflow near the largest floats
+        pad = max(0.5, abs(mid) * 1e-3)
+        lo, hi = mid - pad, mid + pad
+    return lo, hi
+
+
 def histogram(values: Sequence[float], *, mean: float | None = None,
               ci: Sequence[float] | None = None, lower_is_better: bool = False) -> Histogram:
     """Bin ``values`` (fixed [0, 1] bins for bounded metrics) and lay the bars out."""
     h = Histogram(n=len(values))
+    x = np.asarray(values, dtype=float)
+    x = x[np.isfinite(x)]  # nothing to place an infinite or NaN value at; n still counts it
+    # beyond +-1e300 spans and bin midpoints overflow; such values go to the edge bins
+    x = np.clip(x, -1e300, 1e300)
     bounded = is_bounded(values) or not values
     if bounded:
         lo, hi = 0.0, 1.0
     else:
-        lo, hi = float(min(values)), float(max(values))
-        if lo == hi:
-            lo, hi = lo - 0.5, hi + 0.5
-    counts, edges = np.histogram(np.asarray(values, dtype=float), bins=BINS, range=(lo, hi))
+        lo, hi = _value_range(x)
+    counts, edges = np.histogram(x, bins=BINS, range=(lo, hi))
     h.ymax = int(counts.max()) if counts.size else 0
     span = hi - lo
 

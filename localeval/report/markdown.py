@@ -9,13 +9,15 @@ saves the Markdown as ``summary.md``; the HTML report is built in ``localeval.re
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any, Mapping
 
 from localeval.report.health import health_line
 from localeval.report.numbers import fmt
 
-__all__ = ["summary_table", "summary_markdown", "write_markdown_report"]
+__all__ = ["summary_table", "summary_markdown", "write_markdown_report", "escape_markdown",
+           "code_span"]
 
 
 def _rows(summary: Mapping[str, Any]) -> list[tuple[str, str, str, str, str]]:
@@ -33,13 +35,47 @@ def _rows(summary: Mapping[str, Any]) -> list[tuple[str, str, str, str, str]]:
     return rows
 
 
-def escape_markdown(text: str) -> str:
-    """Text safe inside Markdown prose: no live HTML, code spans or emphasis from data."""
-    return "".join("\\" + c if c in "\\`*_[]<>|#" else c for c in text)
+# Backslash-escaped in prose (CommonMark escapes any ASCII punctuation): HTML tags and
+# entities, code spans, emphasis, strikethrough, links and images, table cells, headings.
+_MD_SPECIAL = frozenset("\\`*_~[]<>|#&")
+# ``_`` between two letters or digits can neither open nor close emphasis (CommonMark's
+# flanking rules), so metric names like noise_sensitivity stay readable as written.
+_SAFE_UNDERSCORE = re.compile(r"(?<=[^\W_])_(?=[^\W_])")
+
+
+def escape_markdown(text: Any) -> str:
+    """Text safe inside Markdown prose or a table cell: no live HTML, entities, code
+    spans, emphasis or links from data, and one line (a newline in a judge name or a
+    reason would end the table row or start a heading)."""
+    one_line = " ".join(str(text).split())
+    keep = {m.start() for m in _SAFE_UNDERSCORE.finditer(one_line)}
+    return "".join("\\" + c if c in _MD_SPECIAL and i not in keep else c
+                   for i, c in enumerate(one_line))
+
+
+def code_span(text: Any, *, in_table: bool = False) -> str:
+    """``text`` as one inline code span, whatever backticks it holds.
+
+    CommonMark closes a code span at the next run of exactly as many backticks
+    as opened it, so the fence is one longer than the longest run inside, and a
+    space pads text that starts or ends with a backtick (or a space, which the
+    renderer would strip). Inside a span nothing is live (no HTML, no emphasis).
+    ``in_table``: a ``|`` is escaped, as GFM tables require even inside spans
+    (outside a table the backslash would show).
+    """
+    t = " ".join(str(text).split())
+    longest = max((len(run) for run in re.findall(r"`+", t)), default=0)
+    fence = "`" * (longest + 1)
+    if t[:1] in ("`", " ") or t[-1:] in ("`", " "):
+        t = f" {t} "
+    if in_table:
+        t = t.replace("|", "\\|")
+    return f"{fence}{t}{fence}"
 
 
 def summary_table(summary: Mapping[str, Any]) -> Any:
-    """A rich Table of means, 95% CIs, counts and the main unscored reason.
+    """A rich Table of means, 95% CIs, counts and the main unscored reason, then the
+    signature line (print with ``crop=False`` so it stays one line at any width).
 
     When the judge's health is doubtful, a warning panel comes first (a rich
     ``Group``), so nobody reads the numbers without it.
@@ -47,33 +83,38 @@ def summary_table(summary: Mapping[str, Any]) -> Any:
     from rich.console import Group
     from rich.panel import Panel
     from rich.table import Table
+    from rich.text import Text
 
-    t = Table(title=f"localeval summary ({summary.get('n_samples', '?')} samples)",
-              caption=summary.get("signature_line", ""))
+    # Text(), never plain str: rich parses "[...]" in strings as markup, and a judge
+    # name or reason holding "[/x]" would raise MarkupError
+    t = Table(title=f"localeval summary ({summary.get('n_samples', '?')} samples)")
+    # The signature goes below the table on one line, never wrapped (a wrapped line
+    # breaks copy and grep: "verdicts:ha⏎rd"); print the group with crop=False.
+    sig = Text(str(summary.get("signature_line", "")), no_wrap=True, overflow="ignore")
     t.add_column("metric")
     t.add_column("mean", justify="right")
     t.add_column("95% CI", justify="right")
     t.add_column("n", justify="right")
     t.add_column("unscored", overflow="fold", max_width=60)
     for r in _rows(summary):
-        t.add_row(*r)
+        t.add_row(*(Text(c) for c in r))
     warnings = (summary.get("judge_health") or {}).get("warnings") or []
-    from rich.text import Text
-
     if not warnings:
         line = health_line(summary)
-        return Group(t, Text(line, style="green")) if line else t
+        return Group(t, sig, Text(line, style="green")) if line else Group(t, sig)
 
     body = Text("\n".join(f"- {w}" for w in warnings))
     return Group(Panel(body, title="judge health: these scores are doubtful",
-                       border_style="red", expand=False), t)
+                       border_style="red", expand=False), t, sig)
 
 
 def summary_markdown(summary: Mapping[str, Any]) -> str:
     """A GitHub-flavoured Markdown table plus the signature and judge usage."""
     lines = ["| metric | mean | 95% CI | n | unscored |", "|---|---:|---:|---:|---|"]
-    for r in _rows(summary):
-        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in r) + " |")
+    for name, mean, ci, n, unscored in _rows(summary):
+        # the metric key (from -m) and the unscored reason (judge or server text) are data
+        cells = (escape_markdown(name), mean, ci, n, escape_markdown(unscored))
+        lines.append("| " + " | ".join(cells) + " |")
     u = summary.get("usage") or {}
     lines.append("")
     if u.get("calls"):
@@ -81,7 +122,7 @@ def summary_markdown(summary: Mapping[str, Any]) -> str:
                      f"{u.get('prompt_tokens', 0)} prompt tokens ({u.get('reused_tokens', 0)} "
                      f"reused), {u.get('generated_tokens', 0)} generated, "
                      f"{float(u.get('seconds', 0.0)):.1f} s.")
-    lines.append(f"`{summary.get('signature_line', '')}`")
+    lines.append(code_span(summary.get("signature_line", "")))
     return "\n".join(lines) + "\n"
 
 
@@ -104,11 +145,13 @@ def write_markdown_report(out_dir: str | os.PathLike[str], summary: Mapping[str,
         lines += ["> **Judge health: these scores are doubtful.**"]
         lines += [f"> - {escape_markdown(w)}" for w in health["warnings"]] + [""]
     elif health_line(summary):
-        lines += [health_line(summary), ""]
+        lines += [escape_markdown(health_line(summary)), ""]
     for note in summary.get("notes") or []:
-        lines += [f"> {note}", ""]
+        lines += [f"> {escape_markdown(note)}", ""]
     path = out / "summary.md"
     tmp = path.with_suffix(".md.tmp")
-    tmp.write_text("\n".join(lines) + summary_markdown(summary), encoding="utf-8")
+    # a blank line before the table: after a "> note" line the table would
+    # otherwise continue the quote (Markdown's lazy continuation)
+    tmp.write_text("\n".join(lines) + "\n" + summary_markdown(summary), encoding="utf-8")
     os.replace(tmp, path)
     return path

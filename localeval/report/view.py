@@ -3,10 +3,17 @@
 Per metric: mean, CI, tone, histogram and the worst samples; per sample: its
 inputs, its scores and the judge's working as nodes (``details.to_node``).
 Every string stays plain data here; the template escapes all of it.
+
+The page stays bounded however large the run: at most ``MAX_SAMPLES`` samples
+get their full detail (the worst-scoring per metric, then those with an
+unscored metric, then the first in file order) and the page says so;
+results.jsonl holds every sample. Distributions, means and CIs always cover
+every sample.
 """
 
 from __future__ import annotations
 
+import heapq
 from typing import Any, Mapping, Sequence
 
 from localeval.report.details import to_node
@@ -14,10 +21,14 @@ from localeval.report.histogram import histogram, is_bounded, tone
 from localeval.report.health import health_line
 from localeval.report.numbers import fmt, plain_number
 
-__all__ = ["build_view", "WORST_K"]
+__all__ = ["build_view", "pick_samples", "WORST_K", "MAX_SAMPLES"]
 
 #: How many samples the "worst samples" list shows per metric.
 WORST_K = 5
+#: At most this many samples are shown in full on the page (a retrieval sample
+#: renders to ~1.5 kB, one with the judge's working to 5-20 kB); more only when
+#: the worst-samples lists alone need more.
+MAX_SAMPLES = 500
 
 
 def _excerpt(s: Any, n: int = 140) -> str:
@@ -25,19 +36,67 @@ def _excerpt(s: Any, n: int = 140) -> str:
     return s if len(s) <= n else s[: n - 1] + "…"
 
 
-def _pair_samples(records: Sequence[Mapping[str, Any]],
-                  samples: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    """The sample for each record: by id, else by position (records may be fewer)."""
-    by_id: dict[Any, Mapping[str, Any]] = {}
+def _as_dict(sample: Any) -> Mapping[str, Any]:
+    """A sample as a mapping: dicts as given, ``types.Sample`` through ``to_dict`` (only
+    for the samples the page shows: converting 100k samples costs seconds)."""
+    if sample is None:
+        return {}
+    return sample if isinstance(sample, Mapping) else sample.to_dict()
+
+
+def _sample_id(sample: Any) -> Any:
+    return sample.get("id") if isinstance(sample, Mapping) else getattr(sample, "id", None)
+
+
+def _pair_samples(records: Sequence[Mapping[str, Any]], samples: Sequence[Any]) -> list[Any]:
+    """The sample for each record: by id, else by position (records may be fewer).
+
+    Samples are mappings or ``types.Sample`` objects; None where there is none.
+    """
+    by_id: dict[Any, Any] = {}
     for s in samples:
-        by_id.setdefault(s.get("id"), s)
+        by_id.setdefault(_sample_id(s), s)
     out = []
     for i, r in enumerate(records):
         s = by_id.get(r.get("id"))
         if s is None and i < len(samples):
             s = samples[i]
-        out.append(s or {})
+        out.append(s)
     return out
+
+
+def pick_samples(records: Sequence[Mapping[str, Any]], ranked: Sequence[Sequence[int]],
+                 limit: int = MAX_SAMPLES) -> list[int]:
+    """Indices of the records the page shows in full, in file order.
+
+    ``ranked`` holds each metric's record indices, worst first. Shown are: each
+    metric's first ``WORST_K`` (the worst-samples lists link to them, even past
+    ``limit``); more of the worst, metric by metric in turn, up to half of
+    ``limit``; records with an unscored metric up to three quarters; then the
+    first records in file order, so the page also shows what typical samples
+    look like.
+    """
+    if len(records) <= limit:
+        return list(range(len(records)))
+    chosen = {i for r in ranked for i in r[:WORST_K]}
+    queues = [iter(r[WORST_K:]) for r in ranked]
+    while queues and len(chosen) < limit // 2:
+        for q in list(queues):
+            i = next(q, None)
+            if i is None:
+                queues.remove(q)
+            elif len(chosen) < limit // 2:
+                chosen.add(i)
+    for i, r in enumerate(records):
+        if len(chosen) >= limit * 3 // 4:
+            break
+        if r.get("errors") or any(v is None for v in (r.get("scores") or {}).values()):
+            chosen.add(i)
+    i = 0
+    while len(chosen) < limit:
+        chosen.add(i)
+        i += 1
+    return sorted(chosen)
 
 
 def _context_rows(sample: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -63,8 +122,12 @@ def _id_rows(sample: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def build_view(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
-               samples: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Everything the template shows, as plain data (the template escapes all of it)."""
+               samples: Sequence[Any], *, max_samples: int = MAX_SAMPLES) -> dict[str, Any]:
+    """Everything the template shows, as plain data (the template escapes all of it).
+
+    ``samples`` are mappings (``Sample.to_dict()``) or ``types.Sample`` objects;
+    at most ``max_samples`` of them are shown in full (see ``pick_samples``).
+    """
     mets: dict[str, Any] = dict(summary.get("metrics") or {})
     # metrics that appear only in records (an interrupted summary) still get a column
     for r in records:
@@ -79,6 +142,7 @@ def build_view(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
                 columns[k].append((i, float(v)))
 
     metrics_view = []
+    ranked_idx: list[list[int]] = []  # per metric, record indices worst first
     for k in keys:
         e = mets[k]
         lib = bool(e.get("lower_is_better"))
@@ -89,8 +153,12 @@ def build_view(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
         # perfect scores are never "worst": a metric where all but two samples
         # score 1.0 lists those two, not three perfect ones besides
         perfect = (0.0 if lib else 1.0) if bounded else None
-        worst = sorted((t for t in columns[k] if t[1] != perfect),
-                       key=lambda t: ((-t[1] if lib else t[1]), t[0]))[:WORST_K]
+        # the worst half-page: the first WORST_K are listed, the rest shown in full
+        ranked = heapq.nsmallest(max(WORST_K, max_samples // 2),
+                                 (t for t in columns[k] if t[1] != perfect),
+                                 key=lambda t: ((-t[1] if lib else t[1]), t[0]))
+        worst = ranked[:WORST_K]
+        ranked_idx.append([i for i, _ in ranked])
         reasons = e.get("unscored_reasons") or {}
         metrics_view.append({
             "key": k,
@@ -109,14 +177,16 @@ def build_view(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
                 "index": i, "anchor": f"s-{i}", "id": str(records[i].get("id", i)),
                 "value": fmt(v, 3),
                 "tone": tone(v, bounded=bounded, lower_is_better=lib),
-                "question": _excerpt(paired[i].get("question")),
+                "question": _excerpt(_as_dict(paired[i]).get("question")),
             } for i, v in worst],
             "bounded": bounded,
         })
     mview = {m["key"]: m for m in metrics_view}
 
+    shown = pick_samples(records, ranked_idx, max_samples)
     sample_views = []
-    for i, (r, s) in enumerate(zip(records, paired, strict=True)):
+    for i in shown:
+        r, s = records[i], _as_dict(paired[i])
         scores = r.get("scores") or {}
         errors = r.get("errors") or {}
         details = r.get("details") or {}
@@ -158,6 +228,7 @@ def build_view(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
         "n_records": len(records),
         "metrics": metrics_view,
         "samples": sample_views,
+        "n_shown": len(sample_views),
         "signature_line": summary.get("signature_line") or "",
         "signature": [(k, "–" if val is None else str(val)) for k, val in sig.items()
                       if k != "prompts"],

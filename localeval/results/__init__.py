@@ -1,18 +1,25 @@
 """The run folder's file format, in one place: what ``localeval run`` writes and
 ``localeval report`` reads back.
 
-A run folder holds ``results.jsonl`` (one line per sample: ``id``, ``scores``,
+A run folder holds ``results.jsonl`` (one line per sample: ``id``, its content
+(``question``, ``contexts_hash``, ``answer_hash``; see ``content``), ``scores``,
 ``errors`` and ``details``, written as each sample finishes, so an interrupted
-run leaves a valid file) and ``summary.json`` (written atomically at the end).
+run leaves a valid file), ``summary.json`` and ``results.csv`` (scores and
+unscored reasons as a table, ``table``), both written atomically at the end.
 The writer and the reader live together here so that the two can never drift.
 """
 
 from localeval.lazy import lazy_face
 
 _WHERE = {
+    "CONTENT_FIELDS": ".content",
     "RunWriter": ".writer",
+    "content_fields": ".content",
+    "content_hash": ".content",
+    "dumps_strict": ".files",
     "read_run": ".reader",
     "sample_record": ".writer",
+    "write_results_csv": ".table",
 }
 
 __all__ = sorted(_WHERE)

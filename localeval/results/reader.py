@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any, Iterable
 
-from localeval.errors import DataError
+from localeval.errors import DataError, os_reason
 from localeval.results.files import RESULTS_FILE, SUMMARY_FILE
 
 __all__ = ["read_run"]
@@ -24,9 +23,11 @@ def read_run(out_dir: str | os.PathLike[str]) -> tuple[dict[str, Any], list[dict
     for p in (sp, rp):
         if not p.is_file():
             raise DataError(f"not found (is {d} a localeval results directory?)", file=str(p))
+    from localeval.dataset import loads_strict
+
     try:
-        summary = json.loads(sp.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        summary = loads_strict(sp.read_text(encoding="utf-8"), allow_non_finite=True)
+    except (ValueError, OSError) as e:  # JSONDecodeError, UnicodeDecodeError, nesting
         raise DataError(f"not valid JSON: {e}", file=str(sp)) from None
     if not isinstance(summary, dict) or not isinstance(summary.get("metrics"), dict):
         raise DataError("no 'metrics' object", file=str(sp))
@@ -39,9 +40,12 @@ def _read_records(path: Path) -> Iterable[dict[str, Any]]:
 
     try:
         text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise DataError(f"cannot read: {os_reason(e)}", file=str(path)) from None
     except UnicodeDecodeError as e:
         raise DataError(f"not valid UTF-8: {e}", file=str(path)) from None
-    for n, obj in read_jsonl_rows(text, path):
+    # lenient: runs written before results were strict JSON may hold NaN in details
+    for n, obj in read_jsonl_rows(text, path, allow_non_finite=True):
         if "id" not in obj:
             raise DataError("expected an object with an 'id'", file=str(path), row=n)
         yield obj

@@ -2,21 +2,26 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
-from typing import Any, Mapping
+from typing import IO, Any, Mapping
 
-from localeval.results.files import RESULTS_FILE, SUMMARY_FILE, write_json
+from localeval.results.content import content_fields
+from localeval.errors import UsageError, os_reason
+from localeval.results.files import RESULTS_FILE, SUMMARY_FILE, dumps_strict, write_json
+from localeval.results.lock import FolderLock
+from localeval.results.table import CSV_FILE, write_results_csv
 from localeval.types import Sample, Score
 
 __all__ = ["RunWriter", "sample_record"]
 
 
 def sample_record(sample: Sample, scores: Mapping[str, Score]) -> dict[str, Any]:
-    """One ``results.jsonl`` line: the sample's id, its values, why any is unscored, the working."""
+    """One ``results.jsonl`` line: the sample's id and content (question, hashes of contexts
+    and answer: what ``compare`` aligns on), its values, why any is unscored, the working."""
     return {
         "id": sample.id,
+        **content_fields(sample.question, sample.contexts, sample.answer),
         "scores": {k: v.value for k, v in scores.items()},
         "errors": {k: v.reason for k, v in scores.items() if v.value is None},
         "details": {k: v.details for k, v in scores.items() if v.details},
@@ -24,21 +29,76 @@ def sample_record(sample: Sample, scores: Mapping[str, Score]) -> dict[str, Any]
 
 
 class RunWriter:
-    """Appends one results line per finished sample; writes the summary at the end.
+    """Appends one results line per finished sample; writes summary.json and results.csv last.
 
-    Each line is flushed as it is written, so an interrupted run leaves every
-    finished sample on disk.
+    Creating it checks the output folder and locks it (``lock.FolderLock``), so
+    a bad ``-o`` or a folder another run is using fails before any work is done;
+    ``results.jsonl`` is replaced only when the first line is written (or
+    ``start``), so a run that fails before scoring leaves the last results in
+    place. Each line is flushed as it is written, so an interrupted run leaves
+    every finished sample on disk. ``note`` says when a stale lock was taken over.
     """
 
     def __init__(self, out_dir: str | os.PathLike[str]) -> None:
         self.dir = Path(out_dir)
-        self.dir.mkdir(parents=True, exist_ok=True)
-        self._f = open(self.dir / RESULTS_FILE, "w", encoding="utf-8")
+        _make_folder(self.dir)
+        self._lock = FolderLock(self.dir)
+        self.note = self._lock.acquire()
+        self._f: IO[str] | None = None
+        self._records: list[Mapping[str, Any]] = []  # kept (they are small) for results.csv
+
+    def start(self) -> None:
+        """Open ``results.jsonl`` for this run (replacing an earlier run's)."""
+        if self._f is None:
+            try:
+                self._f = open(self.dir / RESULTS_FILE, "w", encoding="utf-8")
+            except OSError as e:
+                self.release()
+                raise UsageError(f"cannot write {self.dir / RESULTS_FILE}: "
+                                 f"{os_reason(e)}") from None
 
     def write(self, record: Mapping[str, Any]) -> None:
-        self._f.write(json.dumps(record, ensure_ascii=False) + "\n")
-        self._f.flush()
+        self.start()
+        assert self._f is not None
+        try:
+            self._f.write(dumps_strict(record) + "\n")
+            self._f.flush()
+            self._records.append(record)
+        except OSError as e:
+            raise UsageError(f"cannot write {self.dir / RESULTS_FILE}: {os_reason(e)}; "
+                             "the lines written so far are kept") from None
 
     def close(self, summary: Mapping[str, Any]) -> None:
-        self._f.close()
-        write_json(self.dir / SUMMARY_FILE, summary)
+        """Close ``results.jsonl``, write ``summary.json`` and let go of the folder."""
+        try:
+            self.start()
+            assert self._f is not None
+            self._f.close()
+            write_json(self.dir / SUMMARY_FILE, summary)
+            write_results_csv(self.dir / CSV_FILE, self._records)
+        except OSError as e:
+            raise UsageError(f"cannot write {self.dir / SUMMARY_FILE}: {os_reason(e)}") from None
+        finally:
+            self.release()
+
+    def release(self) -> None:
+        """Let go of the folder without writing a summary (a run that failed before scoring)."""
+        if self._f is not None and not self._f.closed:
+            self._f.close()
+        self._lock.release()
+
+
+def _make_folder(d: Path) -> None:
+    """Create the output folder; a path that cannot be one is a UsageError saying why."""
+    if d.exists() and not d.is_dir():
+        raise UsageError(f"output folder {d} is a file; choose a folder with -o")
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        blocker = next((p for p in d.parents if p.exists() and not p.is_dir()), None)
+        why = f"{blocker} is a file" if blocker is not None else os_reason(e)
+        raise UsageError(f"cannot create output folder {d}: {why}; choose another with -o"
+                         ) from None
+    if not os.access(d, os.W_OK | os.X_OK):
+        raise UsageError(f"output folder {d}: permission denied (not writable); "
+                         "choose another with -o")

@@ -1,6 +1,6 @@
 """The run's summary: per-metric statistics, repeat spread, the signature and judge usage.
 
-This is what ``summary.json`` holds; ``report.summarize_metric`` does the
+This is what ``summary.json`` holds; ``report.summarize_metrics`` does the
 statistics of one metric, this adds what only the run knows (corpus-level
 values, per-repeat means, the models and prompts that produced the numbers).
 """
@@ -11,7 +11,7 @@ import statistics
 from typing import Any, Mapping, Sequence
 
 from localeval.metrics import Context, Metric
-from localeval.report import judge_health, signature, signature_line, summarize_metric
+from localeval.report import judge_health, signature, signature_line, summarize_metrics
 from localeval.types import Sample, Score
 
 __all__ = ["build_summary"]
@@ -28,9 +28,12 @@ def build_summary(chosen: Sequence[Metric], scores: Sequence[Mapping[str, Score]
     scored alike); ``self_test`` is the judge self-test result, if one ran.
     """
     metrics: dict[str, Any] = {}
+    keys = dict.fromkeys(m.key for m in chosen)  # Metric.key is computed per access: once here
+    cols = {k: [sc[k] for sc in scores if k in sc] for k in keys}
+    # all metrics at once: those scored on the same samples share the bootstrap's draws
+    entries = summarize_metrics(cols, seed=seed)
     for m in chosen:
-        col = [sc[m.key] for sc in scores if m.key in sc]
-        entry = summarize_metric(col, seed=seed)
+        col, entry = cols[m.key], entries[m.key]
         corpus = getattr(m, "corpus_from_scores", None)
         if corpus is not None and entry["n"]:
             # corpus-level statistic (BLEU sums n-gram counts; not the mean of sentence BLEU)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,9 +16,14 @@ from localeval.types import Sample, Score
 __all__ = ["EvaluationResult"]
 
 
-@dataclass
-class EvaluationResult:
-    """Per-sample scores, the summary, and conversions RAGAS users expect."""
+@dataclass(eq=False)
+class EvaluationResult(Mapping):
+    """Per-sample scores, the summary, and conversions RAGAS users expect.
+
+    A read-only mapping of metric key -> mean (None when no sample was scored), as
+    ragas's result is: ``dict(result)``, ``"faithfulness" in result``, ``.keys()``,
+    ``result["faithfulness"]``; ``scores`` holds the per-sample scores.
+    """
 
     samples: list[Sample]
     metrics: list[Metric]
@@ -27,6 +33,12 @@ class EvaluationResult:
 
     def __getitem__(self, key: str) -> float | None:
         return self.summary["metrics"][key]["mean"]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.summary["metrics"])
+
+    def __len__(self) -> int:
+        return len(self.summary["metrics"])
 
     def means(self) -> dict[str, float | None]:
         return {k: v["mean"] for k, v in self.summary["metrics"].items()}
@@ -41,18 +53,28 @@ class EvaluationResult:
         return [sample_record(s, sc) for s, sc in zip(self.samples, self.scores)]
 
     def to_pandas(self) -> Any:
-        """One row per sample: the inputs, then one column per metric (NaN when unscored)."""
-        import pandas as pd
+        """One row per sample: the inputs, one column per metric (NaN when unscored), then
+        ``<metric>_reason`` columns saying why a score is missing (None when scored)."""
+        try:
+            import pandas as pd
+        except ImportError:  # in the default install; absent only after --no-deps
+            from localeval.errors import UsageError
 
+            raise UsageError("to_pandas() needs pandas, part of localeval's default install: "
+                             "pip install pandas") from None
         rows = []
         for s, sc in zip(self.samples, self.scores):
             row: dict[str, Any] = {"id": s.id, "user_input": s.question,
                                    "retrieved_contexts": s.contexts, "response": s.answer,
                                    "reference": s.reference}
+            reasons: dict[str, Any] = {}
             for m in self.metrics:
-                v = sc[m.key].value if m.key in sc else None
+                got = sc.get(m.key)
+                v = got.value if got is not None else None
                 row[m.key] = math.nan if v is None else v
-            rows.append(row)
+                reasons[f"{m.key}_reason"] = (None if v is not None else
+                                              (got.reason if got is not None else "not scored"))
+            rows.append({**row, **reasons})
         return pd.DataFrame(rows)
 
     def save(self, out_dir: str | os.PathLike[str]) -> Path:

@@ -13,6 +13,7 @@ into the summary beside the scores, never into them.
 
 from __future__ import annotations
 
+import math
 import os
 import warnings
 from pathlib import Path
@@ -28,6 +29,7 @@ from localeval.run.result import EvaluationResult
 from localeval.metrics import missing_reason
 from localeval.run.scoring import MetricObserver
 from localeval.run.strategies import score_stream
+from localeval.run.progress import loading_stage, model_label
 from localeval.run.wiring import open_cache, resolve_embedder, resolve_judge
 from localeval.types import Sample, Score
 
@@ -111,7 +113,32 @@ def evaluate(
     chosen = _choose_metrics(metrics, ds)
     check_required(ds, {m.key: m.requires for m in chosen})
     notes: list[str] = []
-    warn = on_warning or (lambda msg: warnings.warn(msg, stacklevel=3))
+    # stacklevel 4: the user's call of evaluate (the lambda, _evaluate, evaluate above it)
+    warn = on_warning or (lambda msg: warnings.warn(msg, stacklevel=4))
+    # The output folder is checked and locked before any model loads: a bad -o or a
+    # folder in use by another run fails at once, not after the work.
+    writer = RunWriter(out_dir) if out_dir is not None else None
+    if writer is not None and writer.note:
+        warn(writer.note)
+    try:
+        return _evaluate(ds, chosen, writer, notes, warn, judge=judge, judge_check=judge_check,
+                         embedder=embedder, lang=lang, seed=seed, temperature=temperature,
+                         verdicts=verdicts, repeats=repeats, cache=cache, device=device,
+                         judge_options=judge_options, workers=workers, ray=ray,
+                         ray_actors=ray_actors, progress=progress, observer=observer,
+                         on_info=on_info, version=__version__)
+    finally:
+        if writer is not None:
+            writer.release()
+
+
+def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes: list[str],
+              warn: Callable[[str], None], *, judge: Any, judge_check: Any, embedder: Any,
+              lang: str, seed: int, temperature: float | None, verdicts: str, repeats: int,
+              cache: Any, device: str, judge_options: dict[str, Any], workers: int, ray: Any,
+              ray_actors: int | None, progress: bool | None, observer: MetricObserver | None,
+              on_info: Callable[[str], None] | None, version: str) -> EvaluationResult:
+    """``evaluate`` after the data, metrics and output folder are checked."""
 
     store = open_cache(cache)
     need_judge = any(m.uses_judge for m in chosen)
@@ -120,10 +147,18 @@ def evaluate(
         raise UsageError("workers must be at least 1")
     pooled = workers > 1 or bool(ray)
     # With a pool, each worker loads its own judge; the parent loads none.
-    the_judge = resolve_judge(judge, store, judge_options) if need_judge and not pooled else None
+    the_judge = None
+    if need_judge and not pooled:
+        with loading_stage(f"loading judge {model_label(judge, 'from models/')}",
+                           progress if judge is not False else False):
+            the_judge = resolve_judge(judge, store, judge_options)
     if need_judge and the_judge is None and not pooled:
         notes.append(str(NoJudge()))
-    the_embedder = resolve_embedder(embedder, store, device) if need_embed else None
+    the_embedder = None
+    if need_embed:
+        with loading_stage(f"loading embedder {model_label(embedder, 'all-MiniLM-L6-v2')}",
+                           progress if embedder is not False else False):
+            the_embedder = resolve_embedder(embedder, store, device)
     if the_embedder is not None:
         from localeval.embed import warn_if_language_mismatch
 
@@ -167,20 +202,22 @@ def evaluate(
             the_embedder.prefetch(sorted(texts))
 
     # 3. judge work, sample by sample so calls sharing a prefix run back to back
-    writer = RunWriter(out_dir) if out_dir is not None else None
+    if writer is not None:
+        writer.start()
     bar = None
     finished = 0
     try:
         from localeval.run.progress import RunProgress
 
-        bar = RunProgress(len(samples), enabled=progress)
+        bar = RunProgress(len(samples), enabled=progress, usage=ctx.usage)
         stream = score_stream(samples, model_metrics, ctx, repeats, judge=judge,
                               judge_options=judge_options, embedder=embedder, store=store,
                               device=device, workers=workers, ray=ray, ray_actors=ray_actors,
                               observer=observer)
         for i, (s, model_scores) in enumerate(zip(samples, stream)):
             scores[i].update(model_scores)
-            scores[i] = {m.key: scores[i].get(m.key) or Score.unscored(missing_reason(m, s))
+            scores[i] = {m.key: _finite(scores[i].get(m.key)
+                                        or Score.unscored(missing_reason(m, s)))
                          for m in chosen}
             if writer:
                 writer.write(sample_record(s, scores[i]))
@@ -192,7 +229,7 @@ def evaluate(
         interrupted = finished < len(samples)
         done = samples[:finished] if interrupted else samples
         summary = build_summary(chosen, scores[: len(done)], ctx, seed, verdicts, lang,
-                                repeats, __version__, notes, samples=done, self_test=self_test)
+                                repeats, version, notes, samples=done, self_test=self_test)
         if interrupted:
             summary["interrupted"] = {"finished": finished, "total": len(samples)}
         if self_test is not None and "judge_health" not in summary:
@@ -200,25 +237,64 @@ def evaluate(
             summary["judge_self_test"] = self_test
         if writer:
             writer.close(summary)
-            _write_reports(writer.dir, summary, done, scores[: len(done)])
+            _write_reports(writer.dir, summary, done, scores[: len(done)], warn)
     return EvaluationResult(list(done), chosen, scores[: len(done)], summary, notes)
 
 
+def _finite(score: Score) -> Score:
+    """A score whose value is +-inf is unscored: no Infinity in results or means."""
+    if score.value is not None and not math.isfinite(score.value):
+        return Score(None, f"metric returned a non-finite value ({score.value})",
+                     dict(score.details))
+    return score
+
+
 def _write_reports(out: Path, summary: Mapping[str, Any], samples: Sequence[Sample],
-                   scores: Sequence[Mapping[str, Score]]) -> None:
-    """report.html (self-contained) and summary.md next to the results."""
+                   scores: Sequence[Mapping[str, Score]],
+                   warn: Callable[[str], None]) -> None:
+    """report.html (self-contained) and summary.md next to the results.
+
+    The results and summary are on disk by now: a report that fails to render
+    is a warning (``localeval report DIR`` can retry it), never a lost run.
+    """
     from localeval.report import write_html_report, write_markdown_report
 
-    records = [sample_record(s, sc) for s, sc in zip(samples, scores)]
-    write_html_report(out, dict(summary), records, [s.to_dict() for s in samples])
-    write_markdown_report(out, dict(summary))
+    try:
+        records = [sample_record(s, sc) for s, sc in zip(samples, scores)]
+        write_html_report(out, dict(summary), records, [s.to_dict() for s in samples])
+        write_markdown_report(out, dict(summary))
+    except (RecursionError, ValueError, TypeError, OSError) as e:
+        warn(f"report.html/summary.md not written ({type(e).__name__}: {e}); "
+             f"results.jsonl and summary.json are complete in {out}")
 
 
 def _choose_metrics(metrics: Any, ds: Dataset) -> list[Metric]:
     if metrics:
-        return parse_metrics(metrics)
+        chosen = parse_metrics(metrics)
+        if not chosen:
+            raise UsageError(f"no metric named in {metrics!r}; see 'localeval metrics'")
+        for m in chosen:
+            _check_finite_parameters(m)
+        return chosen
     chosen = parse_metrics(",".join(DEFAULT_METRICS))
     return [m for m in chosen if all(f in ds.columns for f in m.requires)]
+
+
+def _check_finite_parameters(m: Metric) -> None:
+    """A NaN or infinite number among a metric's parameters is a usage error.
+
+    ``float("nan")`` parses, and then every comparison with it is False: a
+    ``threshold=nan`` would score every sample 0.0.
+    """
+    params = dict(vars(m)) if hasattr(m, "__dict__") else {}
+    for name, v in params.items():
+        values = v if isinstance(v, (list, tuple)) else [v]
+        if isinstance(v, Metric):
+            _check_finite_parameters(v)
+            continue
+        for x in values:
+            if isinstance(x, float) and not math.isfinite(x):
+                raise UsageError(f"metric {m.name!r}: {name}={x} is not a finite number")
 
 
 def _quiet(msg: str) -> None:

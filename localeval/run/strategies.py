@@ -78,13 +78,17 @@ def process_stream(samples: Sequence[Sample], metrics: Sequence[Metric], ctx: Co
             yield done.merge_into(ctx)
 
 
-# -- judge pools: several samples at once (scale-out, issue 11) ------------------------
+# -- several samples at once: judge pools (issue 11), batched in-process judge (issue 20) --
 def pool_capacity(judge: Any) -> int:
-    """Calls the judge can serve at once: ``JudgePool.capacity`` (also behind CachedJudge)."""
-    from localeval.judge import JudgePool
+    """Calls the judge can serve at once (also behind CachedJudge).
+
+    ``JudgePool.capacity`` (servers x calls per server) or ``LlamaJudge.capacity``
+    (its ``parallel`` sequences); any other judge serves one call at a time.
+    """
+    from localeval.judge import JudgePool, LlamaJudge
 
     inner = getattr(judge, "judge", judge) if judge is not None else None
-    return inner.capacity if isinstance(inner, JudgePool) else 1
+    return int(inner.capacity) if isinstance(inner, (JudgePool, LlamaJudge)) else 1
 
 
 def threaded_stream(samples: Sequence[Sample], metrics: Sequence[Metric], ctx: Context,

@@ -33,7 +33,7 @@ KIND_METRICS: dict[str, tuple[str, ...]] = {
     "context": ("context_precision", "context_utilization", "context_recall",
                 "context_entity_recall", "context_relevancy", "nv_context_relevance"),
     # the answer matches the reference, or states wrong facts
-    "correctness": ("answer_correctness", "nv_answer_accuracy"),
+    "correctness": ("answer_correctness", "nv_answer_accuracy", "factual_correctness"),
     # the answer addresses the question, or is off-topic or evasive
     "relevance": ("answer_relevancy",),
 }

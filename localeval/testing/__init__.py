@@ -5,7 +5,9 @@
   right / at random from the request's structure: the two ends the judge
   self-test (``localeval judge check``) must tell apart.
 - ``HashEmbedder``: a deterministic embedder with no model, for unit tests.
-- ``assert_scores``: metric thresholds as a pytest assertion (a CI gate).
+- ``assert_scores``: metric thresholds as a pytest assertion (a CI gate);
+  ``assert_each``: every sample against the thresholds, failing with the ids
+  and working of those under them.
 - ``build_tiny_gguf``: writes a real random-weight GGUF with a real BPE
   tokenizer, so tests run the real llama.cpp path without downloading anything.
 - ``metric_util`` (imported as a module): small helpers for metric tests.
@@ -21,6 +23,7 @@ _WHERE = {
     "RandomJudge": ".random_judge",
     "ScriptedJudge": ".scripted",
     "TinyModelSpec": ".tiny_gguf",
+    "assert_each": ".assertions",
     "assert_scores": ".assertions",
     "build_tiny_gguf": ".tiny_gguf",
     "quote_bias": ".tiny_gguf",

@@ -196,6 +196,13 @@ def _statement_verdicts(req: JudgeRequest, s: Any) -> dict[str, Any]:
     return {"verdicts": [_judged(t, source, where) for t in req.inputs.get("statements", [])]}
 
 
+def _claim_verdicts(req: JudgeRequest, s: Any) -> dict[str, Any]:
+    # FactualCorrectness: the other side's text, read with the question (as _correctness)
+    where = "answer" if req.inputs.get("source") == "answer" else "reference"
+    source = "\n".join([getattr(s, where) or "", s.question or ""])
+    return {"verdicts": [_judged(t, source, where) for t in req.inputs.get("statements", [])]}
+
+
 def _usefulness(target: str) -> Callable[[JudgeRequest, Any], dict[str, Any]]:
     def step(req: JudgeRequest, s: Any) -> dict[str, Any]:
         k = int(req.inputs.get("k", 1))
@@ -268,6 +275,7 @@ _STEPS: dict[str, Callable[[JudgeRequest, Any], dict[str, Any]]] = {
     "context_recall": _recall, "answer_correctness": _correctness,
     "context_relevancy": _relevancy, "nv_context_relevance": _nv_context,
     "nv_answer_accuracy": _nv_accuracy, "nv_response_groundedness": _nv_grounded,
+    "claims": _statements, "claim_verdicts": _claim_verdicts,
 }
 
 

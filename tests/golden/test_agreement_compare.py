@@ -214,8 +214,12 @@ def test_ragas_csv_imports_and_compares_with_localeval(tmp_path):
                                                    "answer_relevancy": list(relev)})
     a = load_result_set(run)
     assert a.format == "localeval" and a.details["q00"]["faithfulness"]["verdicts"] == [1, 0]
-    c = compare(a, rs, n_boot=200)
-    assert c.alignment.rule == "row order" and len(c.alignment.pairs) == 12
+    # this run records no questions (written before localeval did): nothing to check the
+    # row order against, so pairing by position needs asking for
+    with pytest.raises(DataError, match="--align position"):
+        compare(a, rs, n_boot=200)
+    c = compare(a, rs, n_boot=200, align_by="position")
+    assert c.alignment.rule == "position" and len(c.alignment.pairs) == 12
     cr = c["context_recall"]
     assert (cr.n, cr.unscored_a, cr.unscored_b) == (10, 1, 1)
     assert c["answer_relevancy"].stats["pearson"].value == pytest.approx(1.0)
@@ -225,7 +229,7 @@ def test_ragas_csv_imports_and_compares_with_localeval(tmp_path):
         np.mean(np.abs(np.asarray(lf) - faith)))
     assert fa.levels == 3
     md = c.to_markdown()
-    assert "| faithfulness | 12 |" in md and "row order" in md
+    assert "| faithfulness | 12 |" in md and "paired by position" in md
     assert "1 pair(s) unscored by A, 1 by B" in md
 
 
@@ -241,8 +245,8 @@ def test_ragas_export_in_other_order_is_matched_on_question_text(tmp_path):
                            {"faithfulness": list(faith)})
     a = load_result_set(run, dataset=data)
     c = compare(a, b, n_boot=100)
-    assert c.alignment.rule == "question text"
-    assert "disagreed" in c.alignment.note
+    assert c.alignment.rule == "content"
+    assert c.alignment.checked == ("question",)
     # pandas' to_json keeps 10 significant digits
     assert c["faithfulness"].stats["mad"].value == pytest.approx(0.0, abs=1e-9)
     # pandas' default orient="columns" reads the same
@@ -281,7 +285,7 @@ def test_deepeval_json_imports(tmp_path):
     rc = load_result_set(tmp_path / "camel.json")
     assert rc.ids_from == "row" and list(rc) == ["1", "2", "3", "4", "5", "6"]
     c = compare(rs, rc, metrics=["faithfulness"], n_boot=100)
-    assert c.alignment.rule == "row order"
+    assert c.alignment.rule == "content" and c.alignment.checked == ("question",)
     assert c["faithfulness"].stats["pearson"].value == pytest.approx(1.0)
 
 
@@ -345,15 +349,21 @@ def test_bad_inputs_name_file_row_and_column(tmp_path):
 
 
 # -- views ---------------------------------------------------------------------------------
-def test_scatter_svg_is_valid_and_groups_identical_points():
+def test_scatter_svg_is_valid_and_spreads_identical_points():
     svg = scatter_svg([0, 0, 0.5, 1, 1, 1], [0, 0, 1, 1, 1, 0.5], "cr <A & B>",
-                      a_label="judge<1>", b_label="gpt")
+                      a_label="judge<1>", b_label="gpt", ids=list("abcdef"))
     root = ET.fromstring(svg)  # well-formed XML
     ns = "{http://www.w3.org/2000/svg}"
     circles = root.findall(f"{ns}circle")
-    assert len(circles) == 4  # (0,0)x2, (0.5,1), (1,1)x2, (1,0.5)
+    assert len(circles) == 6  # every sample drawn
     titles = sorted(c.find(f"{ns}title").text for c in circles)
-    assert "A=0, B=0: 2 samples" in titles and "A=1, B=1: 2 samples" in titles
+    assert "a: A=0, B=0 (2 samples at this point)" in titles and "c: A=0.5, B=1" in titles
+    # the two samples at (0, 0) are drawn apart, not on top of each other
+    at_00 = [(c.get("cx"), c.get("cy")) for c in circles if "A=0, B=0" in
+             c.find(f"{ns}title").text]
+    assert len(set(at_00)) == 2
+    assert svg == scatter_svg([0, 0, 0.5, 1, 1, 1], [0, 0, 1, 1, 1, 0.5], "cr <A & B>",
+                              a_label="judge<1>", b_label="gpt", ids=list("abcdef"))
     assert "cr <A & B> (n=6)" in "".join(root.itertext())
     assert "<script" not in svg
 
@@ -411,3 +421,28 @@ def test_large_n_bootstraps_in_chunks():
     for k in ("pearson", "spearman", "kappa"):
         lo, hi = s[k].ci95
         assert lo < s[k].value < hi and hi - lo < 0.05
+
+
+def test_comparison_markdown_escapes_names_from_the_files():
+    a = ResultSet.from_scores({i: {"<img src=x>": i / 4} for i in range(5)}, name="**a|b**")
+    b = ResultSet.from_scores({i: {"<img src=x>": 1 - i / 4} for i in range(5)}, name="`b`")
+    md = compare(a, b, n_boot=50).to_markdown()
+    import re
+
+    assert not re.search(r"(?<!\\)[<>]", md) and "\\<img src=x\\>" in md
+    assert "\\*\\*a\\|b\\*\\*" in md and "\\`b\\`" in md
+    cells = [ln for ln in md.splitlines() if ln.startswith("|")]
+    widths = {len(re.split(r"(?<!\\)\|", ln)) for ln in cells}
+    assert len(widths) == 1  # an escaped | in a name splits no cell
+    assert "Cohen's kappa @0.5" in md and "Kendall's tau" in md
+
+
+def test_terminal_tables_show_markup_like_names_as_written():
+    from rich.console import Console
+
+    a = ResultSet.from_scores({i: {"[/x]m": i / 4} for i in range(5)}, name="[bold]a")
+    b = ResultSet.from_scores({i: {"[/x]m": 1 - i / 4} for i in range(5)}, name="b")
+    con = Console(record=True, width=200, file=io.StringIO())
+    con.print(compare(a, b, n_boot=50).render_table())  # no MarkupError
+    out = con.export_text()
+    assert "[/x]m" in out and "[bold]a" in out

@@ -134,10 +134,10 @@ def test_choose_is_seeded_keeps_pairs_whole_and_stratifies(bq):
     imbalanced = [{"id": str(i), "label": 0.0 if i < 3 else 1.0, "label_binary": int(i >= 3)}
                   for i in range(20)]
     got = bq.choose(imbalanced, "graded", 4, 0, "y")
-    assert sorted(bq._binary(r) for r in got) == [0, 0, 1, 1]
+    assert sorted(bq.binary_label(r) for r in got) == [0, 0, 1, 1]
     assert [r["id"] for r in got] == sorted((r["id"] for r in got), key=int)  # file order
     assert len(bq.choose(imbalanced, "binary", 10, 0, "y")) == 10
-    assert sum(bq._binary(r) == 0 for r in bq.choose(imbalanced, "binary", 10, 0, "y")) == 3
+    assert sum(bq.binary_label(r) == 0 for r in bq.choose(imbalanced, "binary", 10, 0, "y")) == 3
 
 
 def test_limit_caps_sets_and_metrics_apart(bq):
@@ -213,7 +213,8 @@ def test_cli_with_the_tiny_gguf_writes_quality_json(tiny_gguf, data_dir, tmp_pat
     assert "msmarco/context_relevance hard" in p.stderr  # progress on stderr
 
 
-def test_cli_refuses_the_unbuilt_ragas_baseline_and_bad_sets(bq, tmp_path):
+def test_cli_refuses_a_ragas_path_without_ragas_and_bad_sets(bq, tmp_path, capsys):
     assert bq.main(["--judge", "x", "--ragas-path", str(tmp_path)]) == 2
+    assert "no ragas package there" in capsys.readouterr().err
     with pytest.raises(SystemExit, match="--sets"):
         bq.main(["--judge", "x", "--sets", "wikieval,nope"])

@@ -36,7 +36,7 @@ from localeval.catalog.verify import verify_models
 from localeval.testing import TinyModelSpec, build_tiny_gguf
 
 ROOT = Path(__file__).resolve().parents[2]
-SHIPPED = ROOT / "models" / "manifest.toml"
+SHIPPED = ROOT / "localeval" / "catalog" / "manifest.toml"
 SPEC = TinyModelSpec(dtype="f16", ctx=1024)
 
 
@@ -56,9 +56,14 @@ def fetch_mod():
     return mod
 
 
-@pytest.fixture(scope="module")
-def fetch(fetch_mod):
-    return fetch_mod.main
+@pytest.fixture(scope="module", params=["script", "cli"])
+def fetch(request, fetch_mod):
+    """Both entry points of the one implementation: the checkout's script and the command."""
+    if request.param == "script":
+        return fetch_mod.main
+    from localeval.cli import main
+
+    return lambda argv: main(["models", "fetch", *argv])
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -194,6 +199,7 @@ def test_missing_known_model_says_where_and_how(tmp_path, capsys):
     assert err.value.exit_code == 3
     assert "Qwen2.5-7B-Instruct-Q4_K_M.gguf" in msg
     assert str((mdir / "Qwen2.5-7B-Instruct-Q4_K_M.gguf").absolute()) in msg
+    assert "localeval models fetch qwen2.5-7b-instruct-q4_k_m --to models/" in msg
     assert "python scripts/fetch_models.py qwen2.5-7b-instruct-q4_k_m --to models/" in msg
     assert "localeval models verify" in msg
     # an embedder folder with one file missing names the file
@@ -203,7 +209,7 @@ def test_missing_known_model_says_where_and_how(tmp_path, capsys):
         resolve_model("BAAI/bge-m3", "embedder", mdir)
     # the CLI: verifying a named model that is absent exits 3 with the hint
     assert models_main(["--models-dir", str(mdir), "verify", "gemma-2-9b-it"]) == 3
-    assert "fetch_models.py gemma-2-9b-it-q4_k_m" in capsys.readouterr().out
+    assert "localeval models fetch gemma-2-9b-it-q4_k_m" in capsys.readouterr().out
 
 
 def test_unknown_name_and_wrong_kind(tmp_path):
@@ -237,7 +243,7 @@ def test_list_shows_present_absent_and_untracked(tmp_path, gguf_file, capsys):
     assert rows["here"]["state"] == "unverified"           # present, never hashed
     assert rows["here"]["size"] == gguf_file.stat().st_size
     assert rows["gone"]["state"] == "absent" and rows["gone"]["size"] == 4_680_000_000
-    assert "fetch_models.py gone" in rows["gone"]["detail"]
+    assert "models fetch gone" in rows["gone"]["detail"]
     assert rows["stray.gguf"]["state"] == "untracked"
     assert models_main(["--models-dir", str(mdir), "verify"]) == 0
     assert _state(mdir, "here") == "verified"                # from the lock, no re-hash
@@ -488,8 +494,10 @@ def test_fetch_follows_redirects_and_resumes_through_them(tmp_path, gguf_file, s
                            ("/cdn/tiny.gguf", "bytes=4096-")]
 
 
-def test_hf_token_goes_to_huggingface_only(fetch_mod, monkeypatch):
+def test_hf_token_goes_to_huggingface_only(monkeypatch):
     import urllib.request
+
+    from localeval.catalog import fetch as fetch_mod
 
     monkeypatch.setenv("HF_TOKEN", "hf_secret")
     req = fetch_mod._request("https://huggingface.co/org/repo/resolve/abc/f.gguf", 0)
@@ -588,14 +596,20 @@ def test_nothing_in_the_package_downloads_models():
             name = (node.attr if isinstance(node, ast.Attribute)
                     else node.id if isinstance(node, ast.Name) else None)
             assert name not in banned_calls, f"{path}: {name}"
-    # the model-handling modules (the whole catalog) open no connection
-    for mod in sorted((ROOT / "localeval" / "catalog").glob("*.py")):
+    # Only catalog/fetch.py opens connections, and only the `models fetch` action imports it
+    # (lazily): a run, a listing or a verify never reaches the network code.
+    net = {"urllib", "http", "socket", "requests", "huggingface_hub"}
+    for mod in sorted((ROOT / "localeval").rglob("*.py")):
         tree = ast.parse(mod.read_text("utf-8"))
-        imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import)
-                    for a in n.names}
-        imported |= {n.module.split(".")[0] for n in ast.walk(tree)
-                     if isinstance(n, ast.ImportFrom) and n.module}
-        assert not imported & {"urllib", "http", "socket", "requests", "huggingface_hub"}, mod
+        imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        imported |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+        rel = mod.relative_to(ROOT).as_posix()
+        if rel.startswith("localeval/catalog/") and rel != "localeval/catalog/fetch.py":
+            assert not {m.split(".")[0] for m in imported} & net, rel
+        if "localeval.catalog.fetch" in imported:
+            assert rel == "localeval/catalog/command.py", rel
+    command = (ROOT / "localeval" / "catalog" / "command.py").read_text("utf-8")
+    assert "\nfrom localeval.catalog.fetch" not in command  # imported inside _cmd_fetch only
 
 
 def test_fetch_script_needs_only_the_standard_library(tmp_path):
@@ -609,3 +623,30 @@ def test_fetch_script_needs_only_the_standard_library(tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert "qwen2.5-7b-instruct-q4_k_m" in run.stdout
+
+
+# -- the models command line ------------------------------------------------------------------
+def _cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "localeval.cli", *args], capture_output=True,
+                          text=True, timeout=120, cwd=cwd)
+
+
+def test_models_help_and_options_in_any_position(tmp_path, gguf_file):
+    """`models --help` and `models --models-dir X list` once failed (argparse REMAINDER)."""
+    run = _cli("models", "--help")
+    assert run.returncode == 0, run.stderr
+    for action in ("list", "verify", "add", "fetch"):
+        assert action in run.stdout
+    fetch_help = _cli("models", "fetch", "--help")
+    assert fetch_help.returncode == 0 and "--url-override" in fetch_help.stdout
+    mdir = tmp_path / "models"
+    _judge_manifest(mdir, [{"name": "gone", "file": "gone.gguf"}])
+    shutil.copy(gguf_file, mdir / "stray.gguf")
+    for argv in (["models", "--models-dir", str(mdir), "list", "--json"],
+                 ["models", "list", "--models-dir", str(mdir), "--json"],
+                 ["--debug", "models", "list", "--json", "--models-dir", str(mdir)]):
+        run = _cli(*argv)
+        assert run.returncode == 0, (argv, run.stderr)
+        assert {r["name"] for r in json.loads(run.stdout)} == {"gone", "stray.gguf"}, argv
+    bad = _cli("models", "frobnicate")
+    assert bad.returncode == 2 and "invalid choice" in bad.stderr

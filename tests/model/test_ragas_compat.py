@@ -1,8 +1,10 @@
-"""RAGAS users switch by changing one import (seeds 000 and 004).
+"""ragas users switch by changing their import lines (seeds 000 and 004).
 
-The seed 000 script runs with only its import lines changed and the OpenAI
-key line removed, against the tiny real GGUF judge and the real default
-embedder, with sockets blocked (conftest).
+``tests/data/ragas_v1_script.py`` is a ragas 0.1 script in the shape of seed 000's
+(``Dataset.from_dict``, the seven quick-start metrics, ``print(result)``), with its
+own data and its OpenAI key line left in. The test changes only its ``from ragas``
+lines and runs it against the tiny real GGUF judge and the real default embedder,
+with sockets blocked (conftest).
 """
 
 from __future__ import annotations
@@ -11,74 +13,69 @@ import contextlib
 import io
 import math
 import re
+from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import localeval
 from localeval import config
 
-# Seed 000's script (shared/seeds/000_*.txt), verbatim except: the
-# OPENAI_API_KEY line is removed and `ragas` became `localeval.ragas`.
-SEED_000_SCRIPT = '''
-import os
-
-from datasets import Dataset
-
-from localeval.ragas import evaluate
-from localeval.ragas.metrics import faithfulness, answer_relevancy, context_recall, context_precision, context_utilization, answer_similarity, answer_correctness
-
-
-data_samples = {
-    'question': ['When was the first super bowl?', 'Who won the most super bowls?'],
-    'answer': ['The first superbowl was held on Jan 15, 1967', 'The most super bowls have been won by The New England Patriots'],
-    'contexts' : [['The First AFL–NFL World Championship Game was an American football game played on January 15, 1967, at the Los Angeles Memorial Coliseum in Los Angeles,'],
-    ['The Green Bay Packers...Green Bay, Wisconsin.','The Packers compete...Football Conference']],
-    'ground_truth': ['The first superbowl was held on January 15, 1967', 'The New England Patriots have won the Super Bowl a record six times']
-}
-
-
-dataset = Dataset.from_dict(data_samples)
-
-# 評価
-result = evaluate(dataset, [ faithfulness, answer_relevancy, context_recall, context_precision, context_utilization, answer_similarity, answer_correctness])
-print(result)
-'''
+SCRIPT = Path(__file__).resolve().parents[1] / "data" / "ragas_v1_script.py"
 
 METRICS = ["faithfulness", "answer_relevancy", "context_recall", "context_precision",
            "context_utilization", "answer_similarity", "answer_correctness"]
 
 
+def migrated(text: str) -> str:
+    """The documented migration: `ragas` becomes `localeval.ragas` in the import lines."""
+    return re.sub(r"^from ragas(\.metrics)? import", r"from localeval.ragas\1 import", text,
+                  flags=re.M)
+
+
 @pytest.fixture
 def configured(tiny_gguf):
-    pytest.importorskip("datasets")
     config.reset()
     localeval.configure(judge=str(tiny_gguf), n_ctx=4096)
     yield tiny_gguf
     config.reset()
 
 
-def test_seed_000_script_runs_offline(configured):
+def test_ragas_script_runs_with_only_its_imports_changed(configured):
+    original = SCRIPT.read_text("utf-8")
+    script = migrated(original)
+    changed = [(a, b) for a, b in zip(original.splitlines(), script.splitlines()) if a != b]
+    assert len(changed) == 2 and all(a.startswith("from ragas") for a, _ in changed)
     out = io.StringIO()
-    scope: dict = {"__name__": "seed000"}
-    with contextlib.redirect_stdout(out):
-        exec(compile(SEED_000_SCRIPT, "seed000.py", "exec"), scope)
+    scope: dict = {"__name__": "ragas_script"}
+    # the default embedder is English-only and the second sample is Japanese: said, not hidden
+    with contextlib.redirect_stdout(out), pytest.warns(UserWarning, match="English-only"):
+        exec(compile(script, str(SCRIPT), "exec"), scope)
     printed = out.getvalue().strip()
-    # RAGAS-like repr: {'faithfulness': 0.8333, ...} (nan where the random judge left none)
+    # ragas-like repr: {'faithfulness': 0.8333, ...} (nan where the random judge left none)
     assert re.fullmatch(r"\{('[a-z_]+': (nan|-?\d+(\.\d+)?(e-?\d+)?)(, )?)+\}", printed), printed
-    for m in METRICS:
-        assert f"'{m}'" in printed
     result = scope["result"]
+    # a mapping of metric -> mean, as ragas's result
+    as_dict = dict(result)
+    assert list(as_dict) == METRICS == list(result.keys()) and len(result) == 7
+    assert "faithfulness" in result and "bleu" not in result
+    for m in METRICS:
+        assert as_dict[m] == result[m] and (as_dict[m] is None or -1 <= as_dict[m] <= 1)
+    assert printed == repr(result)
     df = result.to_pandas()
     assert len(df) == 2 and set(METRICS) <= set(df.columns)
     assert {"user_input", "retrieved_contexts", "response", "reference"} <= set(df.columns)
-    # every score is in range or recorded as unscored with a reason
-    for sc in result.scores:
+    # every score is in range or recorded as unscored with its reason, also in the frame
+    for i, sc in enumerate(result.scores):
         for m in METRICS:
             s = sc[m]
             assert (s.value is not None and -1 <= s.value <= 1) or s.reason
+            reason = df[f"{m}_reason"].iloc[i]
+            assert reason == s.reason if s.value is None else pd.isna(reason)
     # answer_similarity needs no judge: always scored with the real embedder
     assert df["answer_similarity"].notna().all()
     assert df["answer_similarity"].iloc[0] > 0.8
+    assert as_dict["answer_similarity"] == pytest.approx(df["answer_similarity"].mean())
 
 
 def test_per_metric_api_matches_evaluate(configured):

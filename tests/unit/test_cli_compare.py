@@ -36,7 +36,8 @@ def test_compare_cli_writes_table_and_plots(tmp_path, capsys):
     page = (tmp_path / "c" / "comparison.html").read_text()
     p = _Tags()
     p.feed(page)
-    assert p.tags.count("svg") == 2 and "script" not in p.tags
+    assert p.tags.count("svg") == 2 and p.tags.count("script") == 1  # our own, CSP-pinned
+    assert "Cohen&#39;s kappa @0.5" in page and "<details class=\"notes\">" in page
 
 
 def test_validate_cli(tmp_path, capsys):

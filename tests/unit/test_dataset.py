@@ -171,3 +171,50 @@ def test_cli_error_has_no_traceback_in_a_real_process(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr and "line 1, column 'question'" in proc.stderr
+
+
+# -- issue 17: cells are text, graded relevance from tables, strict numbers -----------
+def test_csv_mapped_list_column_is_parsed_and_text_stays_text(tmp_path):
+    """The column map decides what a CSV cell is: a mapped list column is a JSON array;
+    a text field that looks like JSON stays text; metadata that is JSON is parsed."""
+    p = tmp_path / "d.csv"
+    p.write_text('q,passages,answer,tags\nQ?,"[""c1"", ""c2""]","[1, 2]","[""x""]"\n',
+                 encoding="utf-8")
+    (s,) = load_dataset(p, columns=["question=q", "contexts=passages"]).samples
+    assert s.contexts == ["c1", "c2"] and s.answer == "[1, 2]" and s.metadata == {"tags": ["x"]}
+
+
+def test_column_map_demotes_the_files_own_column_and_names_a_missing_one(tmp_path):
+    p = write_jsonl(tmp_path / "d.jsonl", [{"answer": "theirs", "mine": "ours"}])
+    (s,) = load_dataset(p, columns=["answer=mine"]).samples
+    assert s.answer == "ours" and s.metadata == {"answer": "theirs"}
+    with pytest.raises(DataError, match=r"--columns answer=nope: the data has no column 'nope'"):
+        load_dataset(p, columns=["answer=nope"])
+
+
+def test_graded_relevance_from_dataframes(tmp_path):
+    """pd.read_parquet gives numpy arrays for lists and [(id, grade)] for an Arrow map."""
+    np = pytest.importorskip("numpy")
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"retrieved_ids": [np.array(["d1", "d2"])],
+                          "relevant_ids": [[("d1", 1), ("d2", 3)]]})
+    (s,) = load_dataset(frame).samples
+    assert s.retrieved_ids == ["d1", "d2"] and s.relevant_ids == {"d1": 1.0, "d2": 3.0}
+
+
+@pytest.mark.parametrize("grade,says", [(float("inf"), "finite"), (1e308, "between"),
+                                        (10 ** 400, "of 401 digits"), (True, "a boolean")])
+def test_relevance_grades_must_be_finite_and_bounded(grade, says):
+    with pytest.raises(DataError, match=says):
+        load_dataset([{"retrieved_ids": ["d1"], "relevant_ids": {"d1": grade}}])
+
+
+def test_loads_strict():
+    from localeval.dataset.formats import loads_strict
+
+    assert loads_strict('{"a": [1.5, "x\u2028y"]}') == {"a": [1.5, "x\u2028y"]}
+    for text, says in [("NaN", "NaN"), ("[-Infinity]", "-Infinity"), ("1e999", "too large"),
+                       ("[" * 50_000 + "]" * 50_000, "nested too deeply"),
+                       ("9" * 5000, "thousands of digits")]:
+        with pytest.raises(ValueError, match=says):
+            loads_strict(text)

@@ -120,3 +120,13 @@ def test_metrics_on_files_equal_pytrec_eval_on_same_files(tmp_path):
                 assert score.value is None
             else:
                 assert abs(score.value - ref[s.id][measure]) <= 1e-12, (spec, s.id)
+
+
+@pytest.mark.parametrize("grade", ["inf", "1e308", "-5000"])
+def test_qrels_grade_must_be_finite_and_bounded(tmp_path, grade):
+    """Issue 17: a grade of inf or 1e308 put Infinity into summary.json."""
+    run, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    run.write_text("q1 Q0 d1 1 1.0 t\n")
+    qrels.write_text(f"q1 0 d1 1\nq1 0 d2 {grade}\n")
+    with pytest.raises(DataError, match=r"qrels.txt, line 2: relevance grade of 'd2'"):
+        trec_samples(run, qrels)

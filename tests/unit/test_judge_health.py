@@ -132,3 +132,59 @@ def test_a_healthy_run_prints_one_health_line(tmp_path):
     assert "Judge health: no copied examples" in buf.getvalue()
     assert "Judge health: no copied examples" in write_markdown_report(tmp_path, _summary(h)).read_text()
     json.dumps(h, allow_nan=False)  # strict JSON
+
+
+def _relevancy(picked: list[int], total: int) -> Score:
+    return Score(len(picked) / total, details={"context_sentences": total, "selected": picked})
+
+
+def test_a_judge_that_always_selects_one_sentence_is_caught():
+    # SmolLM2 picks one sentence whatever the contexts hold: each score is 1/n, so
+    # the scores vary and the constant check alone would pass it.
+    samples = _samples(10)
+    scores = [{"context_relevancy": _relevancy([1], n)} for n in range(2, 12)]
+    h = judge_health(["context_relevancy"], samples, scores, {"calls": 10})
+    assert h["constant_metrics"] == []
+    assert h["fixed_choices"] == [{"metric": "context_relevancy", "choice": "selected", "value": 1,
+                                   "share": 1.0, "n": 10}]
+    assert "selected 1 item(s) on 100% of 10 samples" in " ".join(h["warnings"])
+
+
+def test_selections_that_follow_the_contexts_are_not_flagged():
+    samples = _samples(10)
+    scores = [{"context_relevancy": _relevancy(list(range(1, 1 + n // 2)), n)} for n in range(2, 12)]
+    assert judge_health(["context_relevancy"], samples, scores, {"calls": 10})["fixed_choices"] == []
+    # one sentence of one, every time, is no evidence of a fixed choice
+    same = [{"context_relevancy": _relevancy([1], 1)} for _ in range(10)]
+    assert judge_health(["context_relevancy"], samples, same, {"calls": 10})["fixed_choices"] == []
+
+
+def _relevance(flags: list[int], value: float) -> Score:
+    return Score(value, details={"generated": [{"question": f"q{i}", "noncommittal": f}
+                                               for i, f in enumerate(flags)]})
+
+
+def test_a_noncommittal_flag_on_nearly_every_answer_is_caught():
+    samples = _samples(10)
+    scores = [{"answer_relevancy": _relevance([1, 0, 0], 0.0 if i % 3 else 0.4)} for i in range(10)]
+    h = judge_health(["answer_relevancy"], samples, scores, {"calls": 10})
+    assert [c["choice"] for c in h["fixed_choices"]] == ["generated"]
+    assert "called the answer noncommittal on 100% of 10 samples" in " ".join(h["warnings"])
+    honest = [{"answer_relevancy": _relevance([int(i == 3)] * 3, i / 10)} for i in range(10)]
+    assert judge_health(["answer_relevancy"], samples, honest, {"calls": 10})["ok"]
+
+
+def test_failed_calls_count_in_the_run_usage_with_their_tokens():
+    from localeval.judge import Usage
+
+    cut = JudgeCallError("judge output truncated at 512 tokens")
+    cut.usage = Usage(calls=1, generated_tokens=512)  # what a judge attaches to its errors
+    judge = ScriptedJudge({"context_utilization": cut})
+    ctx = Context(judge=judge)
+    with pytest.raises(JudgeCallError, match="truncated"):
+        get_metric("context_utilization")().score(SAMPLE, ctx)
+    assert (ctx.usage.calls, ctx.usage.generated_tokens) == (1, 512)
+    bare = Context(judge=ScriptedJudge({"context_utilization": JudgeCallError("server said no")}))
+    with pytest.raises(JudgeCallError):
+        get_metric("context_utilization")().score(SAMPLE, bare)
+    assert bare.usage.calls == 1  # an error without usage is still one call

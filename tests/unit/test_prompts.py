@@ -37,6 +37,12 @@ INPUTS = {
     "entities": {"target": "reference"},
     "answer_correctness": {"answer_statements": ["a"], "reference_statements": ["b"]},
     "context_relevancy": {"sentences": ["c one", "c two"]},
+    "claims": {"target": "answer", "atomicity": "low", "coverage": "low"},
+    "claim_verdicts": {"statements": ["s one"], "source": "answer"},
+    "aspect_critic": {"definition": "Is the answer polite?"},
+    "rubric_score": {"rubric": [(1, "bad"), (5, "good")]},
+    "geval_steps": {"criteria": "c", "fields": ["answer"], "min_steps": 3, "max_steps": 6},
+    "geval": {"criteria": "c", "steps": ["s"], "low": 1, "high": 5, "fields": ["answer"]},
     **{f"nv_{m}_{i}": {} for m in ("context_relevance", "answer_accuracy",
                                    "response_groundedness") for i in (1, 2)},
 }

@@ -411,3 +411,26 @@ def test_console_scan_sees_errors(browser, tmp_path):
     dom, console = _chromium(bad.as_uri(), tmp_path / "profile")
     assert 'data-a="1"' in dom
     assert any("Uncaught ReferenceError" in ln for ln in console)
+
+
+def test_bounded_report_in_headless_chromium(browser, tmp_path):
+    """A run larger than the page's bound: the script indexes only what is shown, and a
+    worst-sample link far into the file opens its sample."""
+    from localeval.report.view import MAX_SAMPLES
+
+    n = MAX_SAMPLES + 300
+    records = [{"id": f"r{i}", "scores": {"mrr": 1.0 if i != n - 7 else 0.0}, "errors": {},
+                "details": {}} for i in range(n)]
+    samples = [{"id": f"r{i}", "question": f"question {i}"} for i in range(n)]
+    summary = {"metrics": {"mrr": {"mean": 0.99, "ci95": [0.98, 1.0], "n": n, "unscored": 0}},
+               "n_samples": n}
+    path = write_html_report(tmp_path / "out", summary, records, samples)
+    dom, console = _chromium(path.as_uri() + f"#s-{n - 7}", tmp_path / "profile")
+    assert console == []
+    p = _Collect()
+    p.feed(dom)
+    html_attrs = next(a for t, a in p.tags if t == "html")
+    assert html_attrs.get("data-report-ready") == str(MAX_SAMPLES)
+    assert f"{MAX_SAMPLES} of {MAX_SAMPLES} shown" in dom
+    assert f"This page shows {MAX_SAMPLES} of {n} samples" in dom
+    assert "open" in next(a for t, a in p.tags if a.get("id") == f"s-{n - 7}")

@@ -52,7 +52,9 @@ def test_evaluate_api_files_and_pandas(tmp_path):
     assert res.scores[0]["answer_similarity"].value == pytest.approx(1.0, abs=1e-6)
     assert repr(res).startswith("{'faithfulness': 0.8333")
     df = res.to_pandas()
-    assert list(df.columns[-4:]) == ["faithfulness", "answer_similarity", "mrr", "hit_rate@1"]
+    keys = ["faithfulness", "answer_similarity", "mrr", "hit_rate@1"]
+    assert list(df.columns[-8:]) == keys + [f"{k}_reason" for k in keys]
+    assert set(df["faithfulness_reason"]) == {None}, "every sample was scored"
     assert list(df["id"]) == ["a", "b", "c"]
     lines = (tmp_path / "out" / "results.jsonl").read_text().splitlines()
     recs = [json.loads(x) for x in lines]

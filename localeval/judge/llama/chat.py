@@ -10,13 +10,14 @@ load rather than the first sample.
 from __future__ import annotations
 
 import inspect
+import sys
 from pathlib import Path
 from typing import Any, Sequence
 
 from localeval.errors import ModelError
 from localeval.judge.base import Message
 
-__all__ = ["ChatTemplate", "named_formatter"]
+__all__ = ["ChatTemplate", "compile_template", "named_formatter"]
 
 
 def named_formatter(name: str):
@@ -39,6 +40,22 @@ def named_formatter(name: str):
     return fmt
 
 
+def compile_template(path: Path, template: str, **kw: Any):
+    """llama-cpp-python's formatter for ``template`` (compiling it), or one ModelError.
+
+    A template that does not compile (jinja2's TemplateSyntaxError,
+    TemplateAssertionError) is treated like one that fails to render: exit 3.
+    """
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+    try:
+        return Jinja2ChatFormatter(template=template, **kw)
+    except Exception as e:  # any jinja2 error; the template is the file's, not ours
+        raise ModelError(f"{path}: the GGUF's chat template cannot be compiled "
+                         f"({type(e).__name__}: {e}); llama-cpp-python compiles it when "
+                         "loading, so the template in the file must be fixed") from None
+
+
 class ChatTemplate:
     """Mixin for ``LlamaJudge``: the chat template and prompt tokenisation.
 
@@ -53,8 +70,6 @@ class ChatTemplate:
     _template_text: str
 
     def _setup_chat(self, chat_format: str | None) -> None:
-        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
-
         llm = self._llm
         eos_id, bos_id = llm.token_eos(), llm.token_bos()
         eos = llm._model.token_get_text(eos_id) if eos_id != -1 else ""
@@ -62,12 +77,12 @@ class ChatTemplate:
         self.chat_format = chat_format
         if chat_format is None:
             template = self.meta.get("chat_template")
-            if not template:
+            if not template or not isinstance(template, str):
                 raise ModelError(f"{self.path}: the model has no chat template; pass a chat "
                                  "format such as 'chatml' or 'llama-3'")
             self._template_text = template
-            self._formatter = Jinja2ChatFormatter(template=template, eos_token=eos,
-                                                  bos_token=bos, add_generation_prompt=True)
+            self._formatter = compile_template(self.path, template, eos_token=eos,
+                                               bos_token=bos, add_generation_prompt=True)
         else:
             self._template_text = chat_format
             self._formatter = named_formatter(chat_format)
@@ -86,6 +101,28 @@ class ChatTemplate:
                 raise ModelError(f"{self.path}: the chat template cannot render a "
                                  f"system+user conversation ({type(e).__name__}: {e})"
                                  ) from None
+
+    def _header_overrides(self, n_ctx: int) -> dict[str, Any] | None:
+        """Check what llama-cpp-python takes from the GGUF header at load; its ``kv_overrides``.
+
+        Called while building ``llama_cpp.Llama``'s arguments, i.e. before it
+        reads the file. ``Llama()`` compiles the embedded chat template itself,
+        so a template that does not compile is a ModelError here (a
+        ``--chat-format`` cannot route around it). A context length that
+        ``read_gguf_metadata`` found broken (``context_note``: 2^31 wraps to a
+        negative int32, 2^28 costs 1 GiB per tokenize call in llama-cpp-python)
+        is overridden with the context the judge runs with, and the user is told.
+        """
+        template = self.meta.get("chat_template")
+        if isinstance(template, str) and template:
+            compile_template(self.path, template, eos_token="", bos_token="")
+        note = self.meta.get("context_note")
+        arch = self.meta.get("architecture")
+        if not note or not isinstance(arch, str):
+            return None
+        print(f"localeval: warning: {note}; using a context of {n_ctx} tokens",
+              file=sys.stderr)
+        return {f"{arch}.context_length": int(n_ctx)}
 
     def _render(self, messages: Sequence[Message]) -> str:
         msgs = [dict(m) for m in messages]

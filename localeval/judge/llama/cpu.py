@@ -10,7 +10,7 @@ import os
 import threading
 from typing import Any
 
-__all__ = ["available_cores", "has_amx", "new_llama"]
+__all__ = ["available_cores", "default_parallel", "has_amx", "new_llama"]
 
 
 def available_cores() -> int:
@@ -37,7 +37,7 @@ def has_amx() -> bool:
 _load_lock = threading.Lock()
 
 
-def new_llama(extra_buffers: bool, **kwargs: Any):
+def new_llama(extra_buffers: bool, context: dict[str, Any] | None = None, **kwargs: Any):
     """``llama_cpp.Llama(**kwargs)``, optionally without CPU extra buffer types.
 
     Workaround, not a preference: on CPUs with AMX, llama.cpp (as vendored by
@@ -46,22 +46,50 @@ def new_llama(extra_buffers: bool, **kwargs: Any):
     this project's build machines with Q8_0). ``llama_model_params`` has a
     ``use_extra_bufts`` switch that ``Llama`` does not expose, so the default
     params are adjusted for the duration of this one constructor call.
+    ``context`` sets ``llama_context_params`` fields ``Llama`` does not expose
+    either (``n_seq_max``, ``kv_unified`` for the batched judge), the same way.
     """
     import llama_cpp
     import llama_cpp.llama_cpp as lc
 
-    if extra_buffers:
+    if extra_buffers and not context:
         return llama_cpp.Llama(**kwargs)
     with _load_lock:
         original = lc.llama_model_default_params
+        original_ctx = lc.llama_context_default_params
 
         def without_extra_buffers():
             params = original()
-            params.use_extra_bufts = False
+            params.use_extra_bufts = bool(extra_buffers)
+            return params
+
+        def with_context():
+            params = original_ctx()
+            for k, v in (context or {}).items():
+                setattr(params, k, v)
             return params
 
         lc.llama_model_default_params = without_extra_buffers
+        lc.llama_context_default_params = with_context
         try:
             return llama_cpp.Llama(**kwargs)
         finally:
             lc.llama_model_default_params = original
+            lc.llama_context_default_params = original_ctx
+
+
+def default_parallel(n_gpu_layers: int = -1) -> int:
+    """Sequences ``localeval run`` decodes together when ``--parallel`` is not given.
+
+    On a GPU, decoding 8 sequences costs little more than one (the weights
+    are read once per step), so 8. On CPUs the gain needs cores to spare
+    (see docs/performance.md: on 2 busy cores batching at 16 sequences
+    gains ~1.1-1.4x on a 0.5B model and is slower below 8), and every
+    sequence adds a KV stream of ``n_ctx`` tokens, so one sequence until
+    there are enough cores to make batching pay.
+    """
+    import llama_cpp
+
+    if n_gpu_layers != 0 and llama_cpp.llama_supports_gpu_offload():
+        return 8
+    return 8 if available_cores() >= 8 else 1

@@ -15,7 +15,7 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -25,7 +25,8 @@ from localeval.judge.base import JudgeReply, JudgeRequest, Usage
 from localeval.judge.grammar import TOKENS_PER_CHAR, allowed_values, max_tokens_for, schema_to_gbnf
 from localeval.judge.llama.chat import ChatTemplate
 from localeval.judge.llama.cpu import available_cores, has_amx, new_llama
-from localeval.judge.llama.sampler import TokenSampler
+from localeval.judge.llama.batch import BatchEngine
+from localeval.judge.llama.sampler import Generation, TokenSampler
 from localeval.judge.llama.verdict import VerdictProbabilities
 from localeval.judge.parse import is_json, parse_reply, truncation_error
 
@@ -58,6 +59,12 @@ class LlamaJudge(ChatTemplate, VerdictProbabilities, TokenSampler):
     ``extra_buffers=None`` turns llama.cpp's CPU extra buffer types off on
     AMX machines (see ``cpu.new_llama``). ``logit_bias`` is added to the logits
     before each pick, never to verdict probabilities.
+
+    ``parallel=N`` (N > 1) decodes up to N calls at once, one ``llama_decode``
+    per step over all of them (``batch.BatchEngine``): call ``ask`` from N
+    threads (the run does, one sample per thread: ``capacity``). Each call
+    gets its own KV stream of ``n_ctx`` tokens, so the KV cache is N times
+    larger; outputs are those of sequential decoding (same fingerprint).
     """
 
     def __init__(self, model_path: str | os.PathLike[str], n_ctx: int | None = None,
@@ -67,7 +74,7 @@ class LlamaJudge(ChatTemplate, VerdictProbabilities, TokenSampler):
                  max_tokens: int | None = None, tokens_per_char: int = TOKENS_PER_CHAR,
                  grammar_mode: str = "check-first", n_threads_batch: int | None = None,
                  extra_buffers: bool | None = None,
-                 logit_bias: dict[int, float] | None = None) -> None:
+                 logit_bias: dict[int, float] | None = None, parallel: int = 1) -> None:
         self.path = Path(model_path)
         self.meta = read_gguf_metadata(self.path)  # ModelError before llama.cpp sees it
         self.name = self.path.name
@@ -78,6 +85,11 @@ class LlamaJudge(ChatTemplate, VerdictProbabilities, TokenSampler):
         if grammar_mode not in ("check-first", "full"):
             raise ValueError("grammar_mode must be 'check-first' or 'full'")
         self.grammar_mode = grammar_mode
+        if int(parallel) < 1:
+            raise ValueError("parallel must be at least 1")
+        self.parallel = int(parallel)
+        self._engine: BatchEngine | None = None
+        self._tls = threading.local()
         self._lock = threading.RLock()
         # Added to the logits before each pick (not to verdict probabilities).
         self.logit_bias = {int(k): float(v) for k, v in (logit_bias or {}).items()}
@@ -100,12 +112,17 @@ class LlamaJudge(ChatTemplate, VerdictProbabilities, TokenSampler):
         if extra_buffers is None:
             extra_buffers = not has_amx()
         self.extra_buffers = extra_buffers
+        # Batched: one KV stream per sequence (see batch.py for why not a unified cache).
+        context = ({"n_seq_max": self.parallel, "kv_unified": False}
+                   if self.parallel > 1 else None)
+        n_batch = min(n_batch, self.n_ctx)
         try:
             self._llm = new_llama(
-                extra_buffers,
-                model_path=str(self.path), n_ctx=self.n_ctx, n_batch=min(n_batch, self.n_ctx),
+                extra_buffers, context,
+                model_path=str(self.path), n_ctx=self.n_ctx * self.parallel, n_batch=n_batch,
                 n_gpu_layers=n_gpu_layers, n_threads=threads, n_threads_batch=threads_batch,
                 seed=self.seed, logits_all=False, verbose=verbose,
+                kv_overrides=self._header_overrides(self.n_ctx),  # checks the header first
             )
         except (ValueError, RuntimeError, OSError) as e:
             raise ModelError(f"{self.path}: llama.cpp could not load the model ({e})") from None
@@ -114,6 +131,13 @@ class LlamaJudge(ChatTemplate, VerdictProbabilities, TokenSampler):
         self._setup_chat(chat_format)
         self.model_sha256 = file_sha256(self.path, hash_memo_path())
         self.fingerprint = self._fingerprint()
+        if self.parallel > 1:
+            self._engine = BatchEngine(self, self.parallel, n_batch)
+
+    @property
+    def capacity(self) -> int:
+        """Calls this judge serves at once (the run scores that many samples in threads)."""
+        return self.parallel
 
     # -- identity -----------------------------------------------------------------
     def _fingerprint(self) -> str:
@@ -147,8 +171,31 @@ class LlamaJudge(ChatTemplate, VerdictProbabilities, TokenSampler):
         return temp, seed
 
     def ask(self, request: JudgeRequest) -> JudgeReply:
+        if self._engine is not None:  # the engine serialises access to llama.cpp
+            return self._ask(request)
         with self._lock:
             return self._ask(request)
+
+    # -- batched: route the sampler's model access through the engine ------------------
+    def generate(self, prompt: Sequence[int], gbnf: str | None, max_tokens: int, *,
+                 temperature: float = 0.0, seed: int = 0) -> Generation:
+        if self._engine is None:
+            return super().generate(prompt, gbnf, max_tokens, temperature=temperature,
+                                    seed=seed)
+        return self._engine.generate(prompt, gbnf, max_tokens, temperature=temperature,
+                                     seed=seed)
+
+    def _eval_to(self, tokens: Sequence[int]) -> int:
+        if self._engine is None:
+            return super()._eval_to(tokens)
+        # Verdict probabilities: the logits are kept for this thread's next _logits().
+        self._tls.logits, reused = self._engine.logits_after(tokens)
+        return reused
+
+    def _logits(self) -> np.ndarray:
+        if self._engine is None:
+            return super()._logits()
+        return self._tls.logits
 
     def _ask(self, request: JudgeRequest) -> JudgeReply:
         t0 = time.perf_counter()
@@ -189,6 +236,8 @@ class LlamaJudge(ChatTemplate, VerdictProbabilities, TokenSampler):
         return JudgeReply(output=output, raw=gen.text, usage=usage, probs=probs)
 
     def close(self) -> None:
+        if self._engine is not None:
+            self._engine.close()
         with self._lock:
             self._free_grammars()
             self._llm.close()

@@ -31,7 +31,7 @@ from localeval.judge.llama.grammar_filter import GrammarFilter
 from localeval.judge.llama.utf8 import Utf8Prefix, utf8_step
 from localeval.judge.parse import invalid_output
 
-__all__ = ["Generation", "TokenSampler"]
+__all__ = ["Decoding", "Generation", "TokenSampler"]
 
 
 @dataclass
@@ -225,41 +225,76 @@ class TokenSampler(GrammarFilter):
         with self._lock:
             t0 = time.perf_counter()
             reused = self._eval_to(prompt)
-            grammar = self._grammar(gbnf) if gbnf is not None else None
-            rng = np.random.default_rng(seed) if temperature > 0 else None
-            out: list[int] = []
-            pieces: list[bytes] = []
-            stop = "length"
-            rejections = 0
-            utf8 = Utf8Prefix()
+            seq = Decoding(self, gbnf, max_tokens, temperature, seed)
             try:
-                for i in range(max_tokens):
-                    logits = self._logits()
-                    if self._bias_ids.size:
-                        logits = logits.copy()
-                        logits[self._bias_ids] += self._bias_vals
-                    tok, rejected = self._pick(logits, grammar, temperature, rng, utf8)
-                    rejections += rejected
-                    if self._eog[tok]:
-                        stop = "eos"
+                while not seq.done:
+                    tok = seq.step(self._logits())
+                    if tok is None:
                         break
-                    if grammar is not None:
-                        self._lc.llama_sampler_accept(grammar, tok)
-                    out.append(tok)
-                    pieces.append(self._piece(tok))
-                    utf8.push(pieces[-1])
-                    if i + 1 < max_tokens:
-                        try:
-                            self._llm.eval([tok])
-                        except RuntimeError as e:
-                            self._llm.reset()
-                            raise JudgeCallError(f"llama.cpp failed during generation ({e})"
-                                                 ) from None
+                    try:
+                        self._llm.eval([tok])
+                    except RuntimeError as e:
+                        self._llm.reset()
+                        raise JudgeCallError(f"llama.cpp failed during generation ({e})"
+                                             ) from None
             finally:
-                if grammar is not None:
-                    self._lc.llama_sampler_free(grammar)
-            raw = b"".join(pieces)
-            text = raw.decode("utf-8", errors="replace")
-            return Generation(text=text, raw=raw, tokens=out, pieces=pieces, stop=stop,
-                              prompt_tokens=len(prompt), reused_tokens=reused,
-                              seconds=time.perf_counter() - t0, grammar_rejections=rejections)
+                seq.free()
+            return seq.result(len(prompt), reused, t0)
+
+
+class Decoding:
+    """One sequence being generated: its grammar, sampler, UTF-8 check and output so far.
+
+    The one implementation of a generation step, shared by the sequential
+    loop (``TokenSampler.generate``) and the batched engine (``batch``), so
+    both pick the same token from the same logits. ``host`` is the
+    ``TokenSampler`` whose scratch buffers ``step`` uses: one thread at a time.
+    """
+
+    def __init__(self, host: TokenSampler, gbnf: str | None, max_tokens: int,
+                 temperature: float, seed: int) -> None:
+        self.host = host
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+        self.grammar = host._grammar(gbnf) if gbnf is not None else None
+        self.rng = np.random.default_rng(seed) if temperature > 0 else None
+        self.utf8 = Utf8Prefix()
+        self.tokens: list[int] = []
+        self.pieces: list[bytes] = []
+        self.stop = "length"
+        self.rejections = 0
+        self.done = max_tokens <= 0
+
+    def step(self, logits: np.ndarray) -> int | None:
+        """Pick the next token from ``logits``: the token to evaluate next, or None when done."""
+        host = self.host
+        if host._bias_ids.size:
+            logits = logits.copy()
+            logits[host._bias_ids] += host._bias_vals
+        tok, rejected = host._pick(logits, self.grammar, self.temperature, self.rng, self.utf8)
+        self.rejections += rejected
+        if host._eog[tok]:
+            self.stop = "eos"
+            self.done = True
+            return None
+        if self.grammar is not None:
+            host._lc.llama_sampler_accept(self.grammar, tok)
+        self.tokens.append(tok)
+        self.pieces.append(host._piece(tok))
+        self.utf8.push(self.pieces[-1])
+        if len(self.tokens) >= self.max_tokens:
+            self.done = True
+            return None
+        return tok
+
+    def free(self) -> None:
+        if self.grammar is not None:
+            self.host._lc.llama_sampler_free(self.grammar)
+            self.grammar = None
+
+    def result(self, prompt_tokens: int, reused: int, t0: float) -> Generation:
+        raw = b"".join(self.pieces)
+        return Generation(text=raw.decode("utf-8", errors="replace"), raw=raw,
+                          tokens=self.tokens, pieces=self.pieces, stop=self.stop,
+                          prompt_tokens=prompt_tokens, reused_tokens=reused,
+                          seconds=time.perf_counter() - t0, grammar_rejections=self.rejections)

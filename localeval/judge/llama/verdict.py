@@ -1,9 +1,19 @@
-"""Verdict probabilities: how sure the judge was of each verdict it wrote.
+"""Verdict probabilities: how sure the judge was of each verdict or score it wrote.
 
 A grammar-forced verdict hides how close the call was. The probability of
 each allowed value is read from the logits at the position where the value
 starts, which needs no ``logits_all`` (n_ctx x vocab floats): the KV cache
 already holds the output, so each position costs one token's evaluation.
+
+Values whose first tokens differ (0/1 verdicts, 1-5 ratings with one token
+per digit) need that one position. Integer scales past 9 do not: with
+digit-by-digit tokenisers "1" and "10" share their first token. Their
+values then form a token trie, and P(value) is the product of the choices
+along its path; at a node where one value may end ("1") and others go on
+("10"), ending has the probability of every token that cannot continue a
+value (the closing brace, a comma, a space), i.e. one minus the mass of the
+tokens whose first character could. Each branching node costs one more
+one-token evaluation (two for a 1-10 scale).
 """
 
 from __future__ import annotations
@@ -37,20 +47,20 @@ class VerdictProbabilities:
 
         For each occurrence the model is placed right where the value starts
         (prompt + output up to there; the KV cache already holds it, so this
-        is a one-token evaluation) and the last-position logits are
-        softmaxed over the first token of each allowed value. The order of
-        the result is the order in the output.
+        is a one-token evaluation) and the last-position logits give the
+        distribution over the allowed values (see the module docstring for
+        values sharing a first token). The order of the result is the order
+        in the output.
         """
         texts = [json.dumps(v, ensure_ascii=False) for v in values]
         common = os.path.commonprefix(texts)
-        firsts = []
-        for t in texts:
-            ids = self._llm.tokenize(t[len(common):].encode("utf-8"), add_bos=False,
-                                     special=False)
-            firsts.append(ids[0])
-        if len(set(firsts)) != len(firsts):
-            raise ValueError(f"allowed values of {field_name!r} share a first token; "
-                             "verdict probabilities need distinct first tokens")
+        while common and any(len(t) == len(common) for t in texts):
+            common = common[:-1]  # 1, 10, 100: the shared "1" is a value of its own
+        seqs = [list(self._llm.tokenize(t[len(common):].encode("utf-8"), add_bos=False,
+                                        special=False)) for t in texts]
+        if any(not s for s in seqs) or len({tuple(s) for s in seqs}) != len(seqs):
+            raise ValueError(f"allowed values of {field_name!r} do not tokenise to distinct "
+                             "non-empty sequences; verdict probabilities need them")
         raw: bytes = gen.raw
         text = raw.decode("utf-8")
         ends = np.cumsum([0] + [len(p) for p in gen.pieces])  # byte offset of token k
@@ -69,12 +79,71 @@ class VerdictProbabilities:
             rest = raw[ends[k]:off]
             if rest:
                 prefix += self._llm.tokenize(rest, add_bos=False, special=False)
-            reused = self._eval_to(prefix)
-            usage.prompt_tokens += len(prefix)
-            usage.reused_tokens += reused
-            logits = self._logits()[firsts].astype(np.float64)
-            e = np.exp(logits - logits.max())
-            p = e / e.sum()
-            out.append({str(v): float(x) for v, x in zip(values, p)})
+            probs = self._value_tree(prefix, seqs, list(range(len(values))), 0, usage)
+            out.append({str(values[i]): float(probs.get(i, 0.0)) for i in range(len(values))})
         out.reverse()
         return out, usage
+
+    def _value_tree(self, prefix: list[int], seqs: list[list[int]], idxs: list[int],
+                    depth: int, usage: Usage) -> dict[int, float]:
+        """P(value i | prefix) for the values ``idxs`` whose first ``depth`` tokens are placed."""
+        ended = [i for i in idxs if len(seqs[i]) == depth]
+        going = [i for i in idxs if len(seqs[i]) > depth]
+        if not going:
+            return {ended[0]: 1.0}
+        groups: dict[int, list[int]] = {}
+        for i in going:
+            groups.setdefault(seqs[i][depth], []).append(i)
+        if len(groups) == 1 and not ended:  # no choice here: nothing to evaluate
+            (tok, members), = groups.items()
+            return self._value_tree(prefix + [tok], seqs, members, depth + 1, usage)
+        reused = self._eval_to(prefix)
+        usage.prompt_tokens += len(prefix)
+        usage.reused_tokens += reused
+        logits = np.array(self._logits(), dtype=np.float64)
+        toks = list(groups)
+        if ended:
+            # Full softmax: the end mass is what the continuing tokens leave.
+            p = np.exp(logits - logits.max())
+            p /= p.sum()
+            cont = self._continuing_mass(p, [seqs[i][depth:] for i in going])
+            masses = np.append(p[toks], max(1.0 - cont, 0.0))
+        else:
+            sub = logits[toks]
+            masses = np.exp(sub - sub.max())
+        total = masses.sum()
+        masses = masses / total if total > 0 else np.full(len(masses), 1.0 / len(masses))
+        out: dict[int, float] = {}
+        for tok, w in zip(toks, masses):
+            for i, q in self._value_tree(prefix + [tok], seqs, groups[tok], depth + 1,
+                                         usage).items():
+                out[i] = out.get(i, 0.0) + float(w) * q
+        if ended:
+            out[ended[0]] = out.get(ended[0], 0.0) + float(masses[-1])
+        return out
+
+    def _continuing_mass(self, p: np.ndarray, rests: list[list[int]]) -> float:
+        """Probability of the tokens whose first byte could start one of the ``rests``."""
+        firsts = {self._llm.detokenize([r[0]])[:1] for r in rests if r}
+        table = self._first_bytes()
+        mask = np.zeros(len(table), dtype=bool)
+        for b in firsts:
+            if b:
+                mask |= table == b[0]
+        return float(p[: len(mask)][mask].sum())
+
+    def _first_bytes(self) -> np.ndarray:
+        """First byte of every vocabulary token (-1 for empty pieces), built once per judge."""
+        table = getattr(self, "_first_byte_table", None)
+        if table is None:
+            n = int(self._llm.n_vocab())
+            table = np.full(n, -1, dtype=np.int16)
+            for t in range(n):
+                try:
+                    piece = self._llm.detokenize([t])
+                except Exception:  # noqa: BLE001 - a control token without a piece
+                    continue
+                if piece:
+                    table[t] = piece[0]
+            self._first_byte_table = table
+        return table

@@ -1,0 +1,360 @@
+"""Downloading manifest models on a connected machine: ``localeval models fetch`` and
+``scripts/fetch_models.py``, one implementation.
+
+Each file is downloaded over HTTP(S) with the standard library to ``NAME.part``,
+resumed with a Range request when the connection breaks (or from a ``.part``
+left by an earlier run), checked against the manifest's sha256 when it has one
+(a wrong file is deleted, never installed), and recorded in ``models.lock.json``
+after each file, so an interrupted fetch keeps what it finished. The air-gapped
+side then runs ``localeval models verify``.
+
+This is the only module of localeval that opens a connection, and only the
+explicit ``models fetch`` command reaches it: a run never downloads (a test
+checks both). Standard library only (rich or tqdm draw a bar when installed):
+``scripts/fetch_models.py`` imports it from a checkout on a machine where
+localeval's dependencies are not installed. urllib rather than requests or
+huggingface_hub for that reason: neither may be there.
+
+Hugging Face token: HF_TOKEN is sent to huggingface.co only, never to the CDN
+a download redirects to.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import http.client
+import os
+import socket
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from localeval.catalog.entry import ManifestError, ModelEntry, human_size
+from localeval.catalog.hashing import CHUNK_BYTES, file_sha256
+from localeval.catalog.lock import Lock
+from localeval.catalog.manifest import Manifest, load_manifest
+
+__all__ = ["FetchError", "download", "fetch_models", "fetch_main"]
+
+CHUNK = 1024 * 1024
+USER_AGENT = "localeval-fetch/1"
+
+
+class FetchError(Exception):
+    """A file could not be installed; the message says why."""
+
+
+# -- progress -----------------------------------------------------------------------------
+class _Bar:
+    """rich, else tqdm, else nothing; only on a terminal unless forced."""
+
+    def __init__(self, name: str, total: int | None, done: int, enabled: bool) -> None:
+        self._rich: Any = None
+        self._tqdm: Any = None
+        if not enabled:
+            return
+        try:
+            from rich.console import Console
+            from rich.progress import (BarColumn, DownloadColumn, Progress, TextColumn,
+                                       TimeRemainingColumn, TransferSpeedColumn)
+
+            self._rich = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
+                                  DownloadColumn(), TransferSpeedColumn(), TimeRemainingColumn(),
+                                  console=Console(stderr=True))
+            self._rich.start()
+            self._task = self._rich.add_task(name, total=total, completed=done)
+            return
+        except ImportError:
+            pass
+        try:
+            from tqdm import tqdm
+
+            self._tqdm = tqdm(total=total, initial=done, unit="B", unit_scale=True, desc=name,
+                              file=sys.stderr)
+        except ImportError:
+            pass
+
+    def advance(self, n: int) -> None:
+        if self._rich is not None:
+            self._rich.advance(self._task, n)
+        elif self._tqdm is not None:
+            self._tqdm.update(n)
+
+    def close(self) -> None:
+        if self._rich is not None:
+            self._rich.stop()
+        elif self._tqdm is not None:
+            self._tqdm.close()
+
+
+# -- HTTP ---------------------------------------------------------------------------------
+class _NoAuthAcrossHosts(urllib.request.HTTPRedirectHandler):
+    """Follow redirects, but never carry the Authorization header to another host."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):  # type: ignore[override]
+        new = super().redirect_request(req, fp, code, msg, headers, newurl)
+        if new is not None:
+            old_host = urllib.parse.urlsplit(req.full_url).hostname
+            if urllib.parse.urlsplit(newurl).hostname != old_host:
+                new.remove_header("Authorization")
+        return new
+
+
+_OPENER = urllib.request.build_opener(_NoAuthAcrossHosts)
+
+
+def _request(url: str, start: int) -> urllib.request.Request:
+    req = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
+    if start:
+        req.add_header("Range", f"bytes={start}-")
+    token = os.environ.get("HF_TOKEN") or os.environ.get("HUGGING_FACE_HUB_TOKEN")
+    host = urllib.parse.urlsplit(url).hostname or ""
+    if token and (host == "huggingface.co" or host.endswith(".huggingface.co")):
+        req.add_header("Authorization", f"Bearer {token}")
+    return req
+
+
+def _content_range_total(value: str | None) -> tuple[int | None, int | None]:
+    """(start, total) from 'bytes 100-199/200'; Nones when absent or '*'."""
+    if not value or not value.startswith("bytes "):
+        return None, None
+    rng, _, total = value[6:].partition("/")
+    start = rng.partition("-")[0]
+    return (int(start) if start.isdigit() else None, int(total) if total.isdigit() else None)
+
+
+def _hash_existing(path: Path, h: Any) -> int:
+    n = 0
+    with open(path, "rb") as fh:
+        while chunk := fh.read(CHUNK_BYTES):
+            h.update(chunk)
+            n += len(chunk)
+    return n
+
+
+def _open(url: str, have: int, timeout: float) -> Any:
+    """The response, or None when a 416 says the ``.part`` is already whole; raises on others."""
+    try:
+        return _OPENER.open(_request(url, have), timeout=timeout)
+    except urllib.error.HTTPError as e:
+        if e.code == 416 and have:  # asked past the end: the .part is already whole
+            return None
+        if e.code in (401, 403):
+            raise FetchError(f"{url}: HTTP {e.code} (gated or private repository? accept "
+                             "its licence on huggingface.co and set HF_TOKEN)") from None
+        if e.code == 404:
+            raise FetchError(f"{url}: HTTP 404 (file or revision no longer published; "
+                             "see hash_source in the manifest)") from None
+        raise
+
+
+def download(url: str, dest: Path, *, expected_sha256: str = "", expected_size: int = 0,
+             magic: bytes = b"", retries: int = 5, retry_wait: float = 2.0,
+             timeout: float = 60.0, progress: bool = False,
+             log: Callable[[str], None] = print) -> str:
+    """Download ``url`` to ``dest`` via ``dest.part``, resuming; return the sha256.
+
+    The file is moved into place only when complete and, if ``expected_sha256``
+    is given, matching; otherwise the ``.part`` is deleted and FetchError raised.
+    ``magic``: bytes the file must start with (b"GGUF"), which catches an HTML
+    error page served with status 200 when the manifest has no hash to check.
+    """
+    part = dest.with_name(dest.name + ".part")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    attempt = 0
+    restarted = False
+
+    def retry(why: str) -> bool:
+        nonlocal attempt
+        if attempt >= retries:
+            return False
+        attempt += 1
+        log(f"  {dest.name}: {why} ({attempt}/{retries})")
+        time.sleep(retry_wait * attempt)
+        return True
+
+    while True:
+        h = hashlib.sha256()
+        have = _hash_existing(part, h) if part.exists() else 0
+        try:
+            resp = _open(url, have, timeout)
+        except urllib.error.HTTPError as e:
+            if e.code >= 500 and retry(f"HTTP {e.code}, retrying"):
+                continue
+            raise FetchError(f"{url}: HTTP {e.code} {e.reason}") from None
+        except (urllib.error.URLError, OSError) as e:
+            if retry(f"{getattr(e, 'reason', e)}, retrying"):
+                continue
+            raise FetchError(f"{url}: {getattr(e, 'reason', e)}") from None
+
+        total: int | None = expected_size or None
+        if resp is not None:
+            with resp:
+                status = resp.status
+                if have and status == 200:  # server ignored Range: start over
+                    log(f"  {dest.name}: server does not resume; downloading from the start")
+                    h, have = hashlib.sha256(), 0
+                    part.unlink(missing_ok=True)
+                elif status == 206:
+                    start, total_cr = _content_range_total(resp.headers.get("Content-Range"))
+                    if start is not None and start != have:
+                        raise FetchError(f"{url}: server resumed at byte {start}, not {have}")
+                    total = total_cr or total
+                length = resp.headers.get("Content-Length")
+                if status == 200 and length and length.isdigit():
+                    total = int(length)
+                if have:
+                    log(f"  {dest.name}: resuming at {human_size(have)}")
+                bar = _Bar(dest.name, total, have, progress)
+                try:
+                    with open(part, "ab") as out:
+                        while chunk := resp.read(CHUNK):
+                            out.write(chunk)
+                            h.update(chunk)
+                            have += len(chunk)
+                            bar.advance(len(chunk))
+                except (OSError, http.client.HTTPException, socket.timeout) as e:
+                    bar.close()
+                    if retry(f"connection broke at {human_size(have)} "
+                             f"({e.__class__.__name__}), resuming"):
+                        continue
+                    raise FetchError(f"{url}: connection broke at byte {have}; run again to "
+                                     f"resume from {part}") from None
+                bar.close()
+            if total is not None and have < total:  # closed early without an error
+                if retry(f"got {have} of {total} bytes, resuming"):
+                    continue
+                raise FetchError(f"{url}: incomplete ({have} of {total} bytes); run again to "
+                                 f"resume from {part}")
+        digest = h.hexdigest()
+        if expected_sha256 and digest != expected_sha256:
+            part.unlink(missing_ok=True)
+            if resp is None and not restarted:  # a stale whole .part: fetch it once afresh
+                restarted = True
+                continue
+            raise FetchError(f"{dest.name}: sha256 {digest} does not match the manifest's "
+                             f"{expected_sha256}; the download was deleted, nothing installed")
+        if magic:
+            with open(part, "rb") as fh:
+                head = fh.read(len(magic))
+            if head != magic:
+                part.unlink(missing_ok=True)
+                raise FetchError(f"{dest.name}: the download does not start with {magic!r} "
+                                 f"(got {head!r}: an error page from a proxy?); deleted, "
+                                 "nothing installed")
+        os.replace(part, dest)
+        return digest
+
+
+# -- models -------------------------------------------------------------------------------
+def _wanted(manifest: Manifest, names: Sequence[str]) -> list[ModelEntry]:
+    """Manifest entries for ``names`` ('default' = the default judge and embedder)."""
+    wanted: list[ModelEntry] = []
+    for name in names:
+        found = ([x for x in (manifest.default("judge"), manifest.default("embedder")) if x]
+                 if name.lower() == "default" else [manifest.find(name)])
+        if not found or found[0] is None:
+            raise ManifestError(f"unknown model '{name}'; known: {', '.join(manifest.names())}")
+        wanted += [x for x in found if x not in wanted]
+    return wanted
+
+
+def _install_entry(entry: ModelEntry, to: Path, lock: Lock, base: str | None, *, force: bool,
+                   **dl: Any) -> int:
+    """Download every missing or damaged file of ``entry``; returns how many failed."""
+    failures = 0
+    for spec in entry.file_specs():
+        dest = entry.file_path(spec, to)
+        url = spec.url
+        if base:  # a mirror: the file itself for a judge, the folder's base URL for an embedder
+            url = base if entry.kind == "judge" else \
+                base.rstrip("/") + "/" + spec.rel.split("/", 1)[1]
+        if not url:
+            print(f"  {spec.rel}: no URL in the manifest; skipped", file=sys.stderr)
+            failures += 1
+            continue
+        if dest.exists() and not force:
+            rec = lock.valid(dest, to)
+            digest = rec.sha256 if rec else file_sha256(dest, fresh=True)
+            if not spec.sha256 or digest == spec.sha256:
+                lock.record(dest, to, name=entry.name, sha256=digest,
+                            how=rec.how if rec else "verify",
+                            matches_manifest=(digest == spec.sha256) if spec.sha256 else None,
+                            url=rec.url if rec else url,
+                            fetched_at=rec.fetched_at if rec else "")
+                print(f"  {spec.rel}: already present")
+                continue
+            print(f"  {spec.rel}: present but its sha256 does not match; downloading again")
+        try:
+            digest = download(url, dest, expected_sha256=spec.sha256,
+                              expected_size=0 if spec.size_approx else spec.size_bytes,
+                              magic=b"GGUF" if dest.suffix == ".gguf" else b"", **dl)
+        except FetchError as e:
+            print(f"  {spec.rel}: FAILED: {e}", file=sys.stderr)
+            failures += 1
+            continue
+        lock.record(dest, to, name=entry.name, sha256=digest, how="fetch",
+                    matches_manifest=(digest == spec.sha256) if spec.sha256 else None, url=url)
+        lock.save()  # after each file, so an interrupted run keeps what it finished
+        note = ("sha256 matches the manifest" if spec.sha256 else
+                "no published hash in manifest: recorded local hash")
+        print(f"  {spec.rel}: done ({note})")
+    return failures
+
+
+def fetch_models(names: Sequence[str], to: Path, *, manifest: Path | None = None,
+                 overrides: dict[str, str] | None = None, force: bool = False,
+                 **dl: Any) -> int:
+    """Install the named manifest models into ``to``; returns the number of files that failed.
+
+    ``dl``: ``download`` options (retries, retry_wait, timeout, progress).
+    Raises ManifestError for an unknown name or an unreadable manifest or lock.
+    """
+    found = load_manifest(to, shipped=manifest)
+    lock = Lock.load(to)
+    failures = 0
+    for entry in _wanted(found, names):
+        size, approx = entry.expected_size()
+        print(f"{entry.name}: {len(entry.file_specs())} file(s), {human_size(size, approx)}"
+              f" -> {entry.root(to)}")
+        if entry.path:
+            print(f"  skipped: registered from {entry.path} (local.toml), nothing to download")
+            continue
+        failures += _install_entry(entry, to, lock, (overrides or {}).get(entry.name.lower()),
+                                   force=force, **dl)
+    lock.save()
+    return failures
+
+
+# -- the command (shared by `localeval models fetch` and scripts/fetch_models.py) -----------
+def _overrides(items: Sequence[str]) -> dict[str, str]:
+    out = {}
+    for item in items:
+        name, sep, url = item.partition("=")
+        if not sep or not name or not url:
+            raise ManifestError(f"--url-override wants NAME=URL, got {item!r}")
+        out[name.strip().lower()] = url.strip()
+    return out
+
+
+def fetch_main(args: argparse.Namespace, to: Path, prog: str) -> int:
+    """Run a parsed fetch command: 0 all installed, 2 usage, 3 a file not installed."""
+    try:
+        failures = fetch_models(
+            args.names, to, manifest=args.manifest, overrides=_overrides(args.url_override),
+            force=args.force, retries=args.retries, retry_wait=args.retry_wait,
+            timeout=args.timeout,
+            progress={"always": True, "never": False}.get(args.progress, sys.stderr.isatty()))
+    except ManifestError as e:
+        print(f"{prog}: {e}", file=sys.stderr)
+        return 2
+    if failures:
+        print(f"{prog}: {failures} file(s) not installed", file=sys.stderr)
+        return 3
+    print(f"done. Copy {to} to the air-gapped machine and run `localeval models verify` there.")
+    return 0

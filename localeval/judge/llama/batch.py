@@ -1,0 +1,301 @@
+"""Batched judging: many sequences decoded together, one ``llama_decode`` per step.
+
+A judge call is mostly weight reads: one decode of one token costs nearly
+what a decode of sixteen costs on a memory-bound machine. So with
+``LlamaJudge(parallel=N)`` the metrics keep calling ``generate`` from N
+sample threads, and the calls queue up here; one decode thread owns the
+llama.cpp context and advances every live sequence by a token per step
+(prompt suffixes ride along in the same batch). Each sequence has its own KV
+sequence id, grammar state and sampler (``sampler.Decoding``, the one step
+shared with the sequential loop, so the same logits give the same token).
+
+Prefix reuse: a slot keeps the tokens its sequence left in the KV cache; a
+new call goes to the free slot sharing the longest prefix with its prompt,
+or, when another slot shares a much longer one, the cache of that slot is
+copied (``llama_memory_seq_cp``) and cut back to the shared prefix.
+
+Identity with sequential decoding: each sequence has its own KV stream
+(``kv_unified=False``), laid out from position 0 exactly as the sequential
+loop lays out its one sequence, so attention sums the same numbers in the
+same order; the extra (masked) cells another stream needs only add exact
+zeros. Written by hand because llama-cpp-python's high-level API decodes one
+sequence at a time and its server is a separate process.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+
+from localeval.errors import JudgeCallError
+from localeval.judge.llama.sampler import Decoding, Generation
+
+__all__ = ["BatchEngine", "common_prefix"]
+
+#: Copy another slot's cache only when it saves at least this many prompt tokens.
+FORK_MIN = 10**9
+
+
+def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    """Length of the common prefix of two token lists."""
+    m = min(len(a), len(b))
+    if m == 0:
+        return 0
+    diff = np.flatnonzero(np.asarray(a[:m], dtype=np.int64) != np.asarray(b[:m], dtype=np.int64))
+    return int(diff[0]) if diff.size else m
+
+
+@dataclass
+class _Job:
+    """One call: evaluate ``prompt`` in a slot, then generate (or only return logits)."""
+
+    prompt: list[int]
+    gbnf: str | None
+    max_tokens: int
+    temperature: float
+    seed: int
+    logits_only: bool
+    future: Future = field(default_factory=Future)
+    t0: float = field(default_factory=time.perf_counter)
+    reused: int = 0
+    todo: list[int] = field(default_factory=list)  # tokens still to evaluate
+    seq: Decoding | None = None
+    owner: int = field(default_factory=threading.get_ident)
+    generating: bool = False  # the prompt is in the cache; ``todo`` is the next token
+
+
+@dataclass
+class _Slot:
+    """A KV sequence id and the tokens it holds (positions 0..len-1)."""
+
+    seq_id: int
+    tokens: list[int] = field(default_factory=list)
+    job: _Job | None = None
+    last_used: int = 0
+    owner: int | None = None  # the thread whose calls this slot serves
+
+
+class BatchEngine:
+    """The decode thread and its slots for one ``LlamaJudge`` (the ``host``).
+
+    ``host`` provides ``_llm``, ``_lc``, ``n_vocab`` and what ``Decoding``
+    needs; its context must have been made with ``n_seq_max >= n_seq``.
+    Only the decode thread touches the context and the host's scratch buffers.
+    """
+
+    def __init__(self, host: Any, n_seq: int, n_batch: int) -> None:
+        self.host = host
+        lc = host._lc
+        self._lc = lc
+        self._ctx = host._llm.ctx
+        self._mem = lc.llama_get_memory(self._ctx)
+        self.n_batch = n_batch
+        self._batch = lc.llama_batch_init(n_batch, 0, 1)
+        self._slots = [_Slot(i) for i in range(n_seq)]
+        for s in self._slots:
+            lc.llama_memory_seq_rm(self._mem, s.seq_id, -1, -1)
+        self._queue: deque[_Job] = deque()
+        self._cond = threading.Condition()
+        self._closed = False
+        self._clock = 0
+        #: decode calls and tokens per decode, for the benchmark
+        self.decodes = 0
+        self.batch_tokens = 0
+        self.decode_seconds = 0.0
+        self._thread = threading.Thread(target=self._run, name="localeval-decode", daemon=True)
+        self._thread.start()
+
+    # -- the callers' side ------------------------------------------------------------
+    def generate(self, prompt: Sequence[int], gbnf: str | None, max_tokens: int, *,
+                 temperature: float = 0.0, seed: int = 0) -> Generation:
+        """What ``TokenSampler.generate`` returns, decoded alongside the other calls."""
+        return self._submit(_Job(list(prompt), gbnf, max_tokens, temperature, seed, False))
+
+    def logits_after(self, prompt: Sequence[int]) -> tuple[np.ndarray, int]:
+        """Logits after ``prompt`` (a copy) and the prompt tokens served from the cache."""
+        return self._submit(_Job(list(prompt), None, 0, 0.0, 0, True))
+
+    def _submit(self, job: _Job) -> Any:
+        with self._cond:
+            if self._closed:
+                raise JudgeCallError("the judge is closed")
+            self._queue.append(job)
+            self._cond.notify()
+        return job.future.result()
+
+    def close(self) -> None:
+        """Stop the decode thread (after the calls in flight) and free the batch."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify()
+        self._thread.join()
+        if self._batch is not None:
+            self._lc.llama_batch_free(self._batch)
+            self._batch = None
+
+    # -- the decode thread --------------------------------------------------------------
+    def _live(self) -> list[_Slot]:
+        return [s for s in self._slots if s.job is not None]
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._queue and not self._live() and not self._closed:
+                    self._cond.wait()
+                if self._closed and not self._queue and not self._live():
+                    return
+                admitted = self._admit()
+            for job in admitted:
+                self._start(job)
+            try:
+                self._step()
+            except Exception as e:  # noqa: BLE001 - every caller must hear of it
+                err = e if isinstance(e, JudgeCallError) else JudgeCallError(
+                    f"llama.cpp failed during batched generation ({e})")
+                for s in self._live():
+                    self._fail(s, err)
+
+    def _admit(self) -> list[_Job]:
+        """Put queued calls into free slots, their KV prefix reused or copied."""
+        admitted: list[_Job] = []
+        while self._queue:
+            free = [s for s in self._slots if s.job is None]
+            if not free:
+                break
+            job = self._queue.popleft()
+            self._clock += 1
+            limit = len(job.prompt) - 1  # the last token is evaluated for its logits
+            # A thread keeps its slot: its calls then find the KV cache just as a
+            # sequential judge serving only that thread would have left it.
+            mine = [s for s in free if s.owner == job.owner] or [
+                s for s in free if s.owner is None] or free
+            slot = max(mine, key=lambda s: (min(common_prefix(s.tokens, job.prompt), limit),
+                                            -s.last_used))
+            slot.owner = job.owner
+            keep = min(common_prefix(slot.tokens, job.prompt), limit)
+            # A slot admitted in this round may still wait for its own copy: not a source.
+            sources = [s for s in self._slots if s.job is None or s.job not in admitted]
+            src = max(sources, key=lambda s: common_prefix(s.tokens, job.prompt))
+            shared = min(common_prefix(src.tokens, job.prompt), limit)
+            mem, lc = self._mem, self._lc
+            if src is not slot and shared >= keep + FORK_MIN:
+                # Separate KV streams: the whole stream is copied, then cut back.
+                lc.llama_memory_seq_rm(mem, slot.seq_id, -1, -1)
+                lc.llama_memory_seq_cp(mem, src.seq_id, slot.seq_id, -1, -1)
+                slot.tokens = list(src.tokens)
+                keep = shared
+            if not lc.llama_memory_seq_rm(mem, slot.seq_id, keep, -1):
+                lc.llama_memory_seq_rm(mem, slot.seq_id, -1, -1)  # cannot cut: start over
+                keep = 0
+            del slot.tokens[keep:]
+            job.reused = keep
+            job.todo = job.prompt[keep:]
+            slot.job = job
+            slot.last_used = self._clock
+            admitted.append(job)
+        return admitted
+
+    def _start(self, job: _Job) -> None:
+        if not job.logits_only:
+            try:
+                job.seq = Decoding(self.host, job.gbnf, job.max_tokens, job.temperature, job.seed)
+            except Exception as e:  # noqa: BLE001 - a grammar llama.cpp rejects
+                slot = next(s for s in self._slots if s.job is job)
+                self._fail(slot, e)
+
+    def _step(self) -> None:
+        """One decode of every generating sequence's next token, then one prompt chunk.
+
+        Prompt suffixes are decoded alone, in the chunks the sequential loop
+        uses (``n_batch`` tokens from the first one not in the cache): llama.cpp
+        splits a batch that mixes sequences into equal per-sequence micro-batches,
+        and a prompt cut into other pieces can come out different in the last bits.
+        """
+        gen = [s for s in self._live() if s.job is not None and s.job.generating]
+        if gen:
+            self._decode([(s, s.job.todo[:1]) for s in gen])  # type: ignore[union-attr]
+        waiting = [s for s in self._live() if s.job is not None and not s.job.generating]
+        if waiting:
+            slot = min(waiting, key=lambda s: s.last_used)
+            self._decode([(slot, slot.job.todo[: self.n_batch])])  # type: ignore[union-attr]
+
+    def _decode(self, parts: list[tuple[_Slot, list[int]]]) -> None:
+        """One ``llama_decode`` of ``parts`` (slot, its next tokens), then one pick per sequence."""
+        b, n = self._batch, 0
+        rows: list[tuple[_Slot, int, list[int]]] = []
+        for slot, take in parts:
+            job = slot.job
+            assert job is not None
+            pos = len(slot.tokens)
+            for k, tok in enumerate(take):
+                b.token[n + k] = tok
+                b.pos[n + k] = pos + k
+                b.n_seq_id[n + k] = 1
+                b.seq_id[n + k][0] = slot.seq_id
+                b.logits[n + k] = 0
+            n += len(take)
+            if len(take) == len(job.todo):
+                b.logits[n - 1] = 1
+                rows.append((slot, n - 1, take))
+            else:
+                rows.append((slot, -1, take))
+        if n == 0:
+            return
+        b.n_tokens = n
+        t0 = time.perf_counter()
+        ret = self._lc.llama_decode(self._ctx, b)
+        self.decode_seconds += time.perf_counter() - t0
+        self.decodes += 1
+        self.batch_tokens += n
+        if ret != 0:
+            raise JudgeCallError(f"llama.cpp failed during batched generation (llama_decode "
+                                 f"returned {ret})")
+        for slot, row, took in rows:
+            job = slot.job
+            assert job is not None
+            slot.tokens += took
+            del job.todo[: len(took)]
+            if row < 0:
+                continue
+            job.generating = True
+            ptr = self._lc.llama_get_logits_ith(self._ctx, row)
+            logits = np.ctypeslib.as_array(ptr, shape=(self.host.n_vocab,))
+            if job.logits_only:
+                self._finish(slot, (logits.copy(), job.reused))
+                continue
+            assert job.seq is not None
+            try:
+                tok = job.seq.step(logits)
+            except Exception as e:  # noqa: BLE001 - this call's failure, not the batch's
+                self._fail(slot, e)
+                continue
+            if tok is None:
+                job.seq.free()
+                self._finish(slot, job.seq.result(len(job.prompt), job.reused, job.t0))
+            else:
+                job.todo.append(tok)
+
+    def _finish(self, slot: _Slot, value: Any) -> None:
+        job = slot.job
+        slot.job = None
+        assert job is not None
+        job.future.set_result(value)
+
+    def _fail(self, slot: _Slot, err: BaseException) -> None:
+        job = slot.job
+        slot.job = None
+        if job is None:
+            return
+        if job.seq is not None:
+            job.seq.free()
+        # What the failed call left in the cache is not trusted again.
+        self._lc.llama_memory_seq_rm(self._mem, slot.seq_id, -1, -1)
+        slot.tokens = []
+        job.future.set_exception(err)
+

@@ -1,0 +1,164 @@
+"""Criteria the user writes: AspectCritic (yes/no, ragas's), and what every
+user-defined judged metric shares.
+
+A user-defined metric is named by the user (``polite``), so its ``name`` is
+an instance field and its key is that name; the definition itself (the
+criterion, rubric or G-Eval steps) is not in the key but in the run's
+signature: each metric records ``{step}:{key}`` -> hash of its definition
+among the prompt versions, hashed with the project's one text hash
+(``localeval.cache.text_key``), so two runs with the same name but different
+wording are told apart.
+
+AspectCritic follows ragas: ``strictness`` votes, an even strictness is
+raised by one so that the majority is never a tie, and the verdict is the
+most common vote (``collections.Counter``, as ragas; when a failed vote leaves
+a tie, the earliest vote's verdict wins, as ``Counter.most_common`` does). A
+local judge at temperature 0 would cast the same vote every time, so votes
+are sampled at ``VOTE_TEMPERATURE`` (or the run's temperature if set) with
+seeds ``seed, seed+1, ...``. With ``--verdicts soft`` one call gives
+P(yes) = p, and the score is the probability that a majority of ``strictness``
+votes drawn from p says yes (p itself for strictness 1), the expectation of
+the hard score.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, ClassVar, Iterable
+
+from localeval.cache import text_key
+from localeval.errors import JudgeCallError
+from localeval.metrics.base import Metric
+from localeval.metrics.model_access import Context
+from localeval.metrics.schemas import CriterionVerdict
+from localeval.metrics.steps import verdict_values
+from localeval.types import Sample, Score
+
+__all__ = ["AspectCritic", "UserDefined", "majority_probability", "definition_hash", "check_name",
+           "VOTE_TEMPERATURE"]
+
+#: Votes of a strictness > 1 critic are sampled at this temperature when the run's is 0.
+VOTE_TEMPERATURE = 0.7
+#: Parameters that define the criterion: hashed into the signature, not put in the key.
+_DEFINITION_FIELDS = frozenset({"name", "definition", "rubrics", "criteria",
+                                "evaluation_steps"})
+
+
+def definition_hash(*parts: Any) -> str:
+    """Short hash of a metric's definition (the project's one text hash)."""
+    return text_key(*(repr(p) for p in parts))[:12]
+
+
+def majority_probability(p: float, n: int) -> float:
+    """P(more than half of ``n`` independent yes/no votes say yes), each yes with ``p``."""
+    need = n // 2 + 1
+    return float(sum(math.comb(n, k) * p ** k * (1 - p) ** (n - k) for k in range(need, n + 1)))
+
+
+@dataclass(frozen=True)
+class UserDefined(Metric):
+    """Base of user-defined judged metrics: name-as-key and the signature entry."""
+
+    uses_judge: ClassVar[bool] = True
+    #: The judge step whose prompt the definition fills.
+    step: ClassVar[str] = ""
+
+    @property
+    def key(self) -> str:
+        params = []
+        for f in dataclasses.fields(self):
+            if f.name in _DEFINITION_FIELDS:
+                continue
+            v = getattr(self, f.name)
+            if v != f.default:
+                text = ",".join(map(str, v)) if isinstance(v, (list, tuple)) else str(v)
+                params.append(f"{f.name}={text}")
+        return self.name + (":" + ";".join(params) if params else "")
+
+    def definition_parts(self) -> tuple[Any, ...]:
+        """What the metric's wording is made of (hashed into the signature)."""
+        return tuple(getattr(self, f.name) for f in dataclasses.fields(self)
+                     if f.name in _DEFINITION_FIELDS and f.name != "name")
+
+    def record(self, ctx: Context, *extra: Any) -> str:
+        """Put ``{step}:{key}`` -> definition hash among the run's prompt versions."""
+        h = definition_hash(type(self).__name__, *self.definition_parts(), *extra)
+        ctx.prompt_versions[f"{self.step}:{self.key}"] = h
+        return h
+
+
+def check_name(name: str) -> None:
+    if not name or not name.strip():
+        raise ValueError("a user-defined metric needs a name")
+    if any(c in name for c in ",:;@=") or name != name.strip():
+        raise ValueError(f"metric name {name!r} must not contain , : ; @ = or outer spaces")
+
+
+@dataclass(frozen=True)
+class AspectCritic(UserDefined):
+    """A yes/no criterion in the user's words, judged on the sample (1.0 = meets it)."""
+
+    name: str = ""  # type: ignore[misc]
+    definition: str = ""
+    strictness: int = 1
+
+    requires: ClassVar[tuple[str, ...]] = ("answer",)
+    step: ClassVar[str] = "aspect_critic"
+    description: ClassVar[str] = "user's yes/no criterion; majority of strictness votes"
+
+    def __post_init__(self) -> None:
+        check_name(self.name)
+        if not self.definition or not str(self.definition).strip():
+            raise ValueError(f"AspectCritic {self.name!r} needs a definition")
+        if not 1 <= int(self.strictness) <= 15:
+            raise ValueError("strictness must be between 1 and 15")
+        # ragas: an odd number of votes, so that the majority is never a tie
+        s = int(self.strictness)
+        object.__setattr__(self, "strictness", s if s % 2 else s + 1)
+
+    def score(self, sample: Sample, ctx: Context) -> Score:
+        self.record(ctx)
+        if ctx.verdicts == "soft":
+            return self._soft(sample, ctx)
+        if self.strictness == 1:
+            out = ctx.ask(self.step, CriterionVerdict, sample, definition=self.definition).output
+            return Score(float(out.verdict), details={  # type: ignore[attr-defined]
+                "verdict": out.verdict, "reason": out.reason})  # type: ignore[attr-defined]
+        return self._votes(sample, ctx)
+
+    def _votes(self, sample: Sample, ctx: Context) -> Score:
+        temperature = ctx.temperature if ctx.temperature > 0 else VOTE_TEMPERATURE
+        votes: list[dict[str, Any]] = []
+        errors: list[JudgeCallError] = []
+        for i in range(self.strictness):
+            voter = dataclasses.replace(ctx, seed=ctx.seed + i, temperature=temperature)
+            try:
+                out = voter.ask(self.step, CriterionVerdict, sample, definition=self.definition)
+            except JudgeCallError as e:
+                errors.append(e)
+                continue
+            votes.append({"verdict": out.output.verdict,  # type: ignore[attr-defined]
+                          "reason": out.output.reason})  # type: ignore[attr-defined]
+        if not votes:
+            raise errors[0]
+        verdict = Counter(v["verdict"] for v in votes).most_common(1)[0][0]
+        details: dict[str, Any] = {"verdict": verdict, "votes": votes,
+                                   "strictness": self.strictness, "temperature": temperature}
+        if errors:
+            details["failed_votes"] = [str(e) for e in errors]
+        return Score(float(verdict), details=details)
+
+    def _soft(self, sample: Sample, ctx: Context) -> Score:
+        reply = ctx.ask(self.step, CriterionVerdict, sample, prob_field="verdict",
+                        definition=self.definition)
+        out = reply.output
+        p = verdict_values([out.verdict], reply.probs)[0]  # type: ignore[attr-defined]
+        value = majority_probability(p, self.strictness)
+        return Score(value, details={"verdict": out.verdict,  # type: ignore[attr-defined]
+                                     "reason": out.reason,  # type: ignore[attr-defined]
+                                     "p_yes": round(p, 6), "strictness": self.strictness})
+
+

@@ -1,0 +1,114 @@
+"""FactualCorrectness with ragas's arithmetic: claims of the answer checked
+against the reference (TP / FP), claims of the reference checked against the
+answer (FN), then precision, recall or F-beta.
+
+As in ragas (``_factual_correctness.py`` and its 0.4 rewrite):
+
+- ``precision`` = TP / (TP + FP + 1e-8), ``recall`` = TP / (TP + FN + 1e-8),
+  ``f1`` = F-beta(TP, FP, FN) with ``beta`` (0 when precision and recall are 0);
+  the reference's claims are decomposed only when the mode needs FN;
+- TP counts the *answer's* supported claims also in recall (ragas's own
+  definition, kept so that numbers agree);
+- an empty claim list counts nothing: no answer claims give TP = FP = 0
+  (score 0), no reference claims give FN = 0;
+- the score is rounded to 2 decimals (the unrounded value is in the details).
+
+Claims come at ragas's four levels of ``atomicity`` and ``coverage``. At
+high/high the claims are exactly the shared ``statements`` step (one fact
+each, every fact), so FactualCorrectness reuses what faithfulness,
+answer_correctness and noise_sensitivity extracted for the sample. Claims are
+checked with ``claim_verdicts``, which reads the source with the question (a
+reference "Completed in 1958." names no subject), like answer_correctness.
+Soft verdicts give TP = sum of P(supported), FP = sum of 1 - P.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+
+from localeval.lang import resolve_lang
+from localeval.metrics.answer import fbeta
+from localeval.metrics.base import Metric
+from localeval.metrics.grounding import merge_duplicates, source, statement_bounds
+from localeval.metrics.model_access import Context
+from localeval.metrics.schemas import statements_schema
+from localeval.metrics.specs import register
+from localeval.metrics.steps import statement_verdicts, statements
+from localeval.types import Sample, Score
+
+__all__ = ["FactualCorrectness", "factual_score"]
+
+#: ragas's epsilon in precision and recall.
+EPS = 1e-8
+
+
+def factual_score(tp: float, fp: float, fn: float, mode: str = "f1", beta: float = 1.0) -> float:
+    """ragas's FactualCorrectness value (before rounding) from the claim counts."""
+    if mode == "precision":
+        return tp / (tp + fp + EPS)
+    if mode == "recall":
+        return tp / (tp + fn + EPS)
+    return fbeta(tp, fp, fn, beta)
+
+
+@register
+@dataclass(frozen=True)
+class FactualCorrectness(Metric):
+    """Claim-level precision / recall / F-beta of the answer against the reference."""
+
+    name: ClassVar[str] = "factual_correctness"
+    requires: ClassVar[tuple[str, ...]] = ("answer", "reference")
+    uses_judge: ClassVar[bool] = True
+    description: ClassVar[str] = "claims of answer vs reference: precision, recall or F-beta"
+
+    mode: Literal["precision", "recall", "f1"] = "f1"
+    beta: float = 1.0
+    atomicity: Literal["low", "high"] = "low"
+    coverage: Literal["low", "high"] = "low"
+
+    def __post_init__(self) -> None:
+        if self.mode not in ("precision", "recall", "f1"):
+            raise ValueError("mode must be precision, recall or f1")
+        if not isinstance(self.beta, (int, float)) or not self.beta > 0:
+            raise ValueError("beta must be a number > 0 (> 1 favours recall, < 1 precision)")
+        object.__setattr__(self, "beta", float(self.beta))
+        for what in ("atomicity", "coverage"):
+            if getattr(self, what) not in ("low", "high"):
+                raise ValueError(f"{what} must be low or high")
+
+    def claims(self, ctx: Context, sample: Sample, target: Literal["answer", "reference"]
+               ) -> tuple[list[str], int]:
+        """The target's claims at this metric's level, repeats merged (and how many)."""
+        if self.atomicity == "high" and self.coverage == "high":
+            got = statements(ctx, sample, target)
+            return got.statements, got.merged
+        text = sample.answer if target == "answer" else sample.reference
+        items, chars = statement_bounds(source(text, resolve_lang(ctx.lang, text)))
+        reply = ctx.ask("claims", statements_schema(items, chars), sample, target=target,
+                        atomicity=self.atomicity, coverage=self.coverage)
+        return merge_duplicates(reply.output.statements)  # type: ignore[attr-defined]
+
+    def score(self, sample: Sample, ctx: Context) -> Score:
+        a_claims, merged = self.claims(ctx, sample, "answer")
+        details: dict[str, Any] = {"answer_claims": a_claims}
+        tp = fp = fn = 0.0
+        if a_claims:
+            verdicts, values = statement_verdicts(ctx, sample, "claim_verdicts", a_claims,
+                                                  soft=True, source="reference")
+            details["answer_vs_reference"] = verdicts
+            tp, fp = sum(values), sum(1.0 - v for v in values)
+        if self.mode != "precision":
+            r_claims, r_merged = self.claims(ctx, sample, "reference")
+            merged += r_merged
+            details["reference_claims"] = r_claims
+            if r_claims:
+                verdicts, values = statement_verdicts(ctx, sample, "claim_verdicts", r_claims,
+                                                      soft=True, source="answer")
+                details["reference_vs_answer"] = verdicts
+                fn = sum(1.0 - v for v in values)
+        raw = factual_score(tp, fp, fn, self.mode, self.beta)
+        details.update(TP=tp, FP=fp, FN=fn, unrounded=raw, duplicates_merged=merged)
+        return Score(float(np.round(raw, 2)), details=details)  # ragas rounds with numpy

@@ -1,0 +1,111 @@
+"""GEval: a criterion in the user's words, scored on an integer scale by
+evaluation steps (Liu et al. 2023, "G-Eval"; deepeval's GEval).
+
+The steps are the user's (``evaluation_steps``) or written by the judge once
+per criterion, from the criterion alone, and reused for every sample: they
+are kept for the process and, like every judge call, in the run cache, so
+the next run reads them back instead of asking again. The score call shows
+the sample, the criterion and the steps; the grammar allows only the
+integers of ``scale``.
+
+deepeval weights the score by the judge's token probabilities, but only for
+OpenAI models. A local judge has the logits, so ``--verdicts soft`` gives
+every user the expected score over the scale's values, with the distribution
+in the details (``localeval.metrics.rubrics.rate``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from localeval.lang import resolve_lang
+from localeval.metrics.criteria import UserDefined, check_name
+from localeval.metrics.model_access import Context
+from localeval.metrics.rubrics import rate
+from localeval.metrics.schemas import MAX_SCALE_POINTS, MAX_STEPS, EvaluationSteps
+from localeval.types import Sample, Score
+
+__all__ = ["GEval", "GEVAL_FIELDS"]
+
+#: Sample fields a GEval criterion may name.
+GEVAL_FIELDS = ("question", "answer", "contexts", "reference")
+#: The blank sample the steps are written for: they depend on the criterion only.
+_NO_SAMPLE = Sample(id="geval-steps")
+_steps_lock = threading.Lock()
+_steps_memo: dict[tuple[Any, ...], tuple[str, ...]] = {}
+
+
+@dataclass(frozen=True)
+class GEval(UserDefined):
+    """Score 0-1 from the judge's rating on ``scale`` (default 1-5) by evaluation steps."""
+
+    name: str = ""  # type: ignore[misc]
+    criteria: str = ""
+    evaluation_steps: tuple[str, ...] | None = None
+    scale: tuple[int, int] = (1, 5)
+    fields: tuple[str, ...] = ("question", "answer")
+
+    step: ClassVar[str] = "geval"
+    description: ClassVar[str] = "G-Eval rating on the criterion's scale, scaled to 0-1"
+
+    def __post_init__(self) -> None:
+        check_name(self.name)
+        if not self.criteria or not str(self.criteria).strip():
+            raise ValueError(f"GEval {self.name!r} needs criteria")
+        lo, hi = (int(x) for x in self.scale)
+        if not lo < hi or hi - lo + 1 > MAX_SCALE_POINTS:
+            raise ValueError(f"GEval {self.name!r}: scale must be two integers low < high, "
+                             f"at most {MAX_SCALE_POINTS} values")
+        object.__setattr__(self, "scale", (lo, hi))
+        fields = tuple(self.fields)
+        bad = [f for f in fields if f not in GEVAL_FIELDS]
+        if bad or not fields:
+            raise ValueError(f"GEval {self.name!r}: fields must be some of "
+                             f"{', '.join(GEVAL_FIELDS)}; got {', '.join(bad) or 'none'}")
+        object.__setattr__(self, "fields", fields)
+        if self.evaluation_steps is not None:
+            steps = tuple(str(s).strip() for s in self.evaluation_steps if str(s).strip())
+            if not steps:
+                raise ValueError(f"GEval {self.name!r}: evaluation_steps is empty")
+            object.__setattr__(self, "evaluation_steps", steps)
+
+    @property  # type: ignore[override]
+    def requires(self) -> tuple[str, ...]:  # the fields the criterion is about
+        return self.fields
+
+    def definition_parts(self) -> tuple[Any, ...]:
+        return (self.criteria, self.evaluation_steps, self.scale, self.fields)
+
+    def steps_for(self, ctx: Context, lang: str) -> tuple[tuple[str, ...], bool]:
+        """The evaluation steps and whether the judge wrote them (once per criterion)."""
+        if self.evaluation_steps is not None:
+            return self.evaluation_steps, False
+        key = (getattr(ctx.judge, "fingerprint", None), lang, self.criteria, self.fields,
+               ctx.seed)
+        with _steps_lock:
+            hit = _steps_memo.get(key)
+        if hit is not None:
+            return hit, True
+        writer = dataclasses.replace(ctx, lang=lang)
+        out = writer.ask("geval_steps", EvaluationSteps, _NO_SAMPLE, criteria=self.criteria,
+                         fields=list(self.fields), min_steps=3, max_steps=MAX_STEPS).output
+        steps = tuple(s.strip() for s in out.steps if s.strip())  # type: ignore[attr-defined]
+        if not steps:  # a judge that wrote nothing still gets the criterion itself
+            steps = (self.criteria,)
+        with _steps_lock:
+            _steps_memo[key] = steps
+        return steps, True
+
+    def score(self, sample: Sample, ctx: Context) -> Score:
+        lang = resolve_lang(ctx.lang, sample.question, sample.answer)
+        steps, generated = self.steps_for(ctx, lang)
+        self.record(ctx, steps)
+        lo, hi = self.scale
+        sc = rate(ctx, sample, self.step, tuple(range(lo, hi + 1)), criteria=self.criteria,
+                  steps=list(steps), low=lo, high=hi, fields=list(self.fields))
+        sc.details["evaluation_steps"] = list(steps)
+        sc.details["steps_generated"] = generated
+        return sc

@@ -1,0 +1,55 @@
+"""ragas's ``evaluate(dataset, metrics, llm=None, embeddings=None)`` on a local judge."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from localeval.config import get_config
+from localeval.ragas.base import RagasMetric
+from localeval.ragas.dataset import EvaluationDataset
+
+__all__ = ["evaluate"]
+
+#: ragas ``evaluate`` arguments with no meaning offline, accepted and ignored.
+IGNORED = ("raise_exceptions", "run_config", "callbacks", "in_ci", "token_usage_parser",
+           "batch_size", "experiment_name", "return_executor", "allow_nest_asyncio",
+           "llm_run_config")
+#: ragas's field names (v1 and v2) -> localeval's, for ``column_map``.
+_FIELDS = {"user_input": "question", "response": "answer", "retrieved_contexts": "contexts",
+           "ground_truth": "reference", "ground_truths": "reference"}
+
+
+def evaluate(dataset: Any, metrics: Sequence[Any] | None = None, llm: Any = None,
+             embeddings: Any = None, *, show_progress: bool = True, **kwargs: Any) -> Any:
+    """ragas's ``evaluate`` on a local judge; returns a ``localeval.EvaluationResult``.
+
+    ``dataset``: a Hugging Face ``Dataset``, an ``EvaluationDataset``, a DataFrame, a
+    list of dicts or samples, with ragas v1 or v2 column names. ``metrics``: the
+    module-level instances or class instances from ``localeval.ragas.metrics`` (or
+    localeval metric specs); ``llm``/``embeddings``: a judge or embedder (path, URL,
+    or object) overriding the configured ones. ragas arguments with no meaning
+    offline (``raise_exceptions``, ``run_config``, ``callbacks``...) are ignored;
+    ``column_map`` ({ragas field: your column}) is honoured; the rest go to
+    ``localeval.evaluate``.
+    """
+    from localeval.run import evaluate as _evaluate
+
+    for ignored in IGNORED:
+        kwargs.pop(ignored, None)
+    column_map = kwargs.pop("column_map", None)
+    if column_map:  # ragas: {expected name: the dataset's column}, v1 or v2 names
+        kwargs["columns"] = {_FIELDS.get(k, k): v for k, v in dict(column_map).items()}
+    cfg = get_config()
+    specs = []
+    judge, embedder = llm, embeddings
+    for m in metrics or []:
+        if isinstance(m, RagasMetric):
+            specs.append(m.metric)
+            judge = judge if judge is not None else m.judge
+            embedder = embedder if embedder is not None else m.embedder
+        else:
+            specs.append(m)
+    data = dataset.to_list() if isinstance(dataset, EvaluationDataset) else dataset
+    opts = {**cfg.extra, **kwargs}
+    opts.setdefault("progress", None if show_progress else False)
+    return _evaluate(data, specs or None, judge=judge, embedder=embedder, **opts)

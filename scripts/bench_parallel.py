@@ -1,0 +1,231 @@
+"""Batched judging: samples/s and tokens/s at ``parallel`` = N against N = 1, and two floors.
+
+For each N the judge metrics run on the same samples through
+``localeval.evaluate`` with ``LlamaJudge(parallel=N)`` (N = 1 is the
+sequential loop; N > 1 scores N samples at once in threads, one
+``llama_decode`` per step over all live sequences). Every N must give the
+scores of N = 1, and the script says whether they did.
+
+Floors, measured on the same model in the same process before the runs:
+
+- sequential: evaluated prompt tokens / pp + generated tokens / tg(1)
+- batched at N: evaluated prompt tokens / pp + generated tokens / tg(N), where
+  tg(N) is llama.cpp's own aggregate generation speed with N sequences in one
+  ``llama_decode`` per step (no grammar, no sampling, no Python between steps),
+  each sequence after a ``--floor-prefix``-token prompt. wall / floor says what
+  the engine, the grammar and Python cost on top of the model.
+
+    .venv/bin/python scripts/bench_parallel.py --model M.gguf --samples 16 \\
+        --parallel 1,2,4,8,16 --metrics context_precision,nv_answer_accuracy
+
+(``scripts/bench_suite.py --parallel 1,2,4,8,16 ...`` calls this.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+__all__ = ["llama_batched_tg", "llama_pp", "run_parallel", "main"]
+
+
+def _fill(lc: Any, batch: Any, items: Sequence[tuple[int, int, int, bool]]) -> None:
+    """Write (token, pos, seq_id, wants_logits) rows into a ``llama_batch``."""
+    for i, (tok, pos, seq, out) in enumerate(items):
+        batch.token[i] = tok
+        batch.pos[i] = pos
+        batch.n_seq_id[i] = 1
+        batch.seq_id[i][0] = seq
+        batch.logits[i] = int(out)
+    batch.n_tokens = len(items)
+
+
+def llama_batched_tg(judge: Any, n_seq: int, prefix: Sequence[int], steps: int = 24
+                     ) -> float:
+    """Aggregate tokens/s of llama.cpp decoding ``n_seq`` sequences, one token each per step.
+
+    ``judge`` is a ``LlamaJudge`` made with ``parallel >= n_seq`` (one KV
+    stream per sequence, as the engine uses). Each sequence first gets
+    ``prefix`` (decoded alone), then ``steps`` decodes of ``n_seq`` tokens are timed.
+    """
+    lc, ctx = judge._lc, judge._llm.ctx
+    mem = lc.llama_get_memory(ctx)
+    batch = lc.llama_batch_init(max(512, n_seq), 0, 1)
+    try:
+        for s in range(n_seq):
+            lc.llama_memory_seq_rm(mem, s, -1, -1)
+            for i in range(0, len(prefix), 512):
+                chunk = prefix[i:i + 512]
+                _fill(lc, batch, [(t, i + k, s, False) for k, t in enumerate(chunk)])
+                if lc.llama_decode(ctx, batch) != 0:
+                    raise RuntimeError("llama_decode failed on the prefix")
+        tok, pos = int(prefix[-1]), len(prefix)
+        t0 = time.perf_counter()
+        for k in range(steps):
+            _fill(lc, batch, [(tok, pos + k, s, True) for s in range(n_seq)])
+            if lc.llama_decode(ctx, batch) != 0:
+                raise RuntimeError("llama_decode failed")
+        seconds = time.perf_counter() - t0
+        for s in range(n_seq):
+            lc.llama_memory_seq_rm(mem, s, -1, -1)
+    finally:
+        lc.llama_batch_free(batch)
+    return n_seq * steps / seconds
+
+
+def llama_pp(judge: Any, tokens: Sequence[int], repeats: int = 2) -> float:
+    """Prompt tokens/s of llama.cpp on a fresh ``tokens`` prompt (median of ``repeats``)."""
+    lc, ctx = judge._lc, judge._llm.ctx
+    mem = lc.llama_get_memory(ctx)
+    batch = lc.llama_batch_init(512, 0, 1)
+    speeds = []
+    try:
+        for _ in range(repeats):
+            lc.llama_memory_seq_rm(mem, 0, -1, -1)
+            t0 = time.perf_counter()
+            for i in range(0, len(tokens), 512):
+                chunk = tokens[i:i + 512]
+                _fill(lc, batch, [(t, i + k, 0, i + k == len(tokens) - 1)
+                                  for k, t in enumerate(chunk)])
+                if lc.llama_decode(ctx, batch) != 0:
+                    raise RuntimeError("llama_decode failed on the prompt")
+            speeds.append(len(tokens) / (time.perf_counter() - t0))
+        lc.llama_memory_seq_rm(mem, 0, -1, -1)
+    finally:
+        lc.llama_batch_free(batch)
+    return statistics.median(speeds)
+
+
+def _judge(path: Path, parallel: int, args: argparse.Namespace, bias: Any) -> Any:
+    from localeval.judge import LlamaJudge
+
+    return LlamaJudge(path, n_threads=args.threads, n_ctx=args.n_ctx, parallel=parallel,
+                      logit_bias=bias)
+
+
+def run_parallel(path: Path, samples: Sequence[Any], metrics: Sequence[str],
+                 levels: Sequence[int], args: argparse.Namespace) -> dict[str, Any]:
+    """Run the metrics at each ``parallel`` level; figures, floors and score identity."""
+    from localeval.embed import CachedEmbedder
+    from localeval.run import evaluate
+    from localeval.testing import HashEmbedder, quote_bias
+
+    top = max(levels)
+    probe = _judge(path, top, args, None)
+    bias = quote_bias(probe) if args.quote_bias else None
+    text = " ".join(" ".join(s.contexts or []) + " " + (s.answer or "") for s in samples)
+    toks = probe._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+    while len(toks) < 512:
+        toks = toks + toks
+    pp = llama_pp(probe, toks[:512])
+    prefix = toks[: args.floor_prefix]
+    tg = {n: llama_batched_tg(probe, n, prefix) for n in levels}
+    probe.close()
+    print(f"llama.cpp on this model: pp {pp:.0f} tok/s; generation, aggregate over N "
+          "sequences: " + ", ".join(f"N={n} {v:.1f} tok/s" for n, v in tg.items()), flush=True)
+    embedder = CachedEmbedder(HashEmbedder(), None)
+    rows, base = [], None
+    for n in levels:
+        judge = _judge(path, n, args, bias)
+        load = os.getloadavg()[0]
+        t0 = time.perf_counter()
+        res = evaluate(list(samples), ",".join(metrics), judge=judge, embedder=embedder,
+                       cache=False, out_dir=None, progress=False, judge_check=False)
+        wall = time.perf_counter() - t0
+        engine = judge._engine
+        judge.close()
+        u = res.summary.get("usage") or {}
+        scores = [{k: (v.value, v.reason) for k, v in sc.items()} for sc in res.scores]
+        same = None if base is None else scores == base
+        if base is None:
+            base = scores
+        gen = int(u.get("generated_tokens", 0))
+        evaluated = int(u.get("prompt_tokens", 0)) - int(u.get("reused_tokens", 0))
+        floor_b = evaluated / pp + gen / tg[n]
+        floor_s = evaluated / pp + gen / tg[1] if 1 in tg else None
+        row = {"parallel": n, "wall_s": round(wall, 1),
+               "samples_per_s": round(len(samples) / wall, 4),
+               "gen_tokens_per_s": round(gen / wall, 1), "generated": gen,
+               "evaluated_prompt": evaluated, "prompt_sent": int(u.get("prompt_tokens", 0)),
+               "floor_batched_s": round(floor_b, 1), "wall_over_floor": round(wall / floor_b, 2),
+               "floor_sequential_s": None if floor_s is None else round(floor_s, 1),
+               "scores_identical_to_n1": same, "load_avg_1m": round(load, 1),
+               "decodes": getattr(engine, "decodes", None),
+               "tokens_per_decode": (round(engine.batch_tokens / engine.decodes, 2)
+                                     if engine is not None and engine.decodes else None)}
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    t1 = rows[0]["wall_s"] if rows and rows[0]["parallel"] == 1 else None
+    for r in rows:
+        r["speedup_vs_n1"] = round(t1 / r["wall_s"], 2) if t1 else None
+    return {"model": str(path), "samples": [s.id for s in samples], "metrics": list(metrics),
+            "pp_tok_s": round(pp, 1), "tg_tok_s": {str(k): round(v, 1) for k, v in tg.items()},
+            "floor_prefix": len(prefix), "rows": rows}
+
+
+def format_rows(report: dict[str, Any]) -> str:
+    """The Markdown table docs/performance.md shows."""
+    head = ("| N | wall s | samples/s | gen tok/s | x N=1 | batched floor s | wall/floor "
+            "| identical scores | load |\n|---:|---:|---:|---:|---:|---:|---:|---|---:|")
+    lines = [head]
+    for r in report["rows"]:
+        lines.append(f"| {r['parallel']} | {r['wall_s']} | {r['samples_per_s']} | "
+                     f"{r['gen_tokens_per_s']} | {r['speedup_vs_n1']} | {r['floor_batched_s']} | "
+                     f"{r['wall_over_floor']} | {r['scores_identical_to_n1']} | "
+                     f"{r['load_avg_1m']} |")
+    return "\n".join(lines)
+
+
+def add_arguments(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("--parallel", help="comma-separated N to measure, e.g. 1,2,4,8,16 "
+                    "(N=1 first: the sequential reference)")
+    ap.add_argument("--parallel-metrics", default="context_precision,context_recall,"
+                    "nv_answer_accuracy,faithfulness",
+                    help="judge metrics of the parallel sweep (default: %(default)s)")
+    ap.add_argument("--n-ctx", type=int, default=4096,
+                    help="judge context per sequence in the sweep (default: %(default)s)")
+    ap.add_argument("--floor-prefix", type=int, default=600,
+                    help="prompt tokens before the timed steps of the batched floor")
+
+
+def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--model", required=True, help="the GGUF judge")
+    ap.add_argument("--samples", type=int, default=8)
+    ap.add_argument("--data", help="dataset (default: the bundled example)")
+    ap.add_argument("--quote-bias", action="store_true")
+    ap.add_argument("--threads", type=int, default=None)
+    ap.add_argument("--json", help="write the figures here")
+    add_arguments(ap)
+    args = ap.parse_args(argv)
+    return sweep(Path(args.model), args)
+
+
+def sweep(path: Path, args: argparse.Namespace) -> dict[str, Any]:
+    """Load the samples, run the sweep, print the table, write ``args.json``."""
+    from localeval.cli.example import example_path
+    from localeval.dataset import load_dataset
+
+    data = args.data or str(example_path())
+    samples = load_dataset(data).samples[: args.samples]
+    levels = sorted({int(x) for x in (args.parallel or "1,2,4,8,16").split(",")})
+    if levels[0] != 1:
+        levels = [1] + levels
+    report = run_parallel(path, samples, args.parallel_metrics.split(","), levels, args)
+    report["uptime"] = os.getloadavg()
+    print(format_rows(report))
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=2), encoding="utf-8")
+    return report
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,87 @@
+"""Score probabilities when values share first tokens ("1" and "10"): the token trie of
+``judge/llama/verdict.py`` on a model whose next-token distribution the test writes."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from localeval.judge.llama.sampler import Generation
+from localeval.judge.llama.verdict import VerdictProbabilities
+
+VOCAB = ["0", "1", "2", "}", ",", " ", "a", '"', ":", "{", "s", "c", "o", "r", "e", "10", "[", "]"]
+
+
+class FakeLlm:
+    """One token per character (digits split, as SmolLM2 and Llama tokenise)."""
+
+    def tokenize(self, data: bytes, add_bos: bool = False, special: bool = False) -> list[int]:
+        return [VOCAB.index(c) for c in data.decode()]
+
+    def detokenize(self, toks: list[int]) -> bytes:
+        return "".join(VOCAB[t] for t in toks).encode()
+
+    def n_vocab(self) -> int:
+        return len(VOCAB)
+
+
+class FakeJudge(VerdictProbabilities):
+    """Next-token probabilities chosen per context: after the value start, and after "1"."""
+
+    def __init__(self, at_start: dict[str, float], after_one: dict[str, float]) -> None:
+        self._llm = FakeLlm()
+        self.tables = {"start": at_start, "1": after_one}
+        self.where = "start"
+        self.evals = 0
+
+    def _eval_to(self, tokens):
+        self.evals += 1
+        self.where = "1" if VOCAB[tokens[-1]] == "1" and self._after_colon(tokens) else "start"
+        return len(tokens) - 1
+
+    def _after_colon(self, tokens) -> bool:
+        return VOCAB[tokens[-2]] in (":", " ")
+
+    def _logits(self) -> np.ndarray:
+        p = np.full(len(VOCAB), 1e-12)
+        for tok, prob in self.tables[self.where].items():
+            p[VOCAB.index(tok)] = max(prob, 1e-12)
+        return np.log(p)
+
+
+def generation(text: str) -> Generation:
+    toks = [VOCAB.index(c) for c in text]
+    return Generation(text=text, raw=text.encode(), tokens=toks,
+                      pieces=[c.encode() for c in text], stop="eos", prompt_tokens=0,
+                      reused_tokens=0)
+
+
+def test_one_and_ten_share_a_first_token():
+    # P("1") = 0.5, P("2") = 0.5 at the start; after "1": "0" 0.4, "}" 0.6 (the end)
+    judge = FakeJudge({"1": 0.5, "2": 0.5}, {"0": 0.4, "}": 0.6})
+    gen = generation('{"score":10}')
+    probs, usage = judge._verdict_probs(judge._llm.tokenize(b"{"), gen, "score", [1, 2, 10])
+    assert probs[0]["1"] == pytest.approx(0.5 * 0.6, abs=1e-6)
+    assert probs[0]["10"] == pytest.approx(0.5 * 0.4, abs=1e-6)
+    assert probs[0]["2"] == pytest.approx(0.5, abs=1e-6)
+    assert math.fsum(probs[0].values()) == pytest.approx(1.0)
+    assert judge.evals == 2  # the start, then after "1": one evaluation per branching node
+
+
+def test_distinct_first_tokens_need_one_evaluation_and_renormalise():
+    judge = FakeJudge({"1": 0.2, "2": 0.2, "a": 0.6}, {})
+    gen = generation('{"score":2}')
+    probs, _ = judge._verdict_probs([], gen, "score", [1, 2])
+    assert probs == [{"1": pytest.approx(0.5), "2": pytest.approx(0.5)}]
+    assert judge.evals == 1
+
+
+def test_every_occurrence_in_output_order():
+    judge = FakeJudge({"1": 0.25, "2": 0.75}, {"0": 0.0, "}": 1.0})
+    text = json.dumps({"s": [{"score": 1}, {"score": 2}]}, separators=(",", ":"))
+    probs, _ = judge._verdict_probs([], generation(text), "score", [1, 2, 10])
+    assert len(probs) == 2 and all(math.fsum(p.values()) == pytest.approx(1.0) for p in probs)
+    assert probs[0]["10"] == pytest.approx(0.0, abs=1e-9)
