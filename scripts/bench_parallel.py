@@ -53,8 +53,8 @@ def llama_batched_tg(judge: Any, n_seq: int, prefix: Sequence[int], steps: int =
     """Aggregate tokens/s of llama.cpp decoding ``n_seq`` sequences, one token each per step.
 
     ``judge`` is a ``LlamaJudge`` made with ``parallel >= n_seq`` (one KV
-    stream per sequence, as the engine uses). Each sequence first gets
-    ``prefix`` (decoded alone), then ``steps`` decodes of ``n_seq`` tokens are timed.
+    stream per sequence, as the engine uses). Every sequence first holds
+    ``prefix`` (decoded once, copied), then ``steps`` decodes of ``n_seq`` tokens are timed.
     """
     lc, ctx = judge._lc, judge._llm.ctx
     mem = lc.llama_get_memory(ctx)
@@ -62,11 +62,13 @@ def llama_batched_tg(judge: Any, n_seq: int, prefix: Sequence[int], steps: int =
     try:
         for s in range(n_seq):
             lc.llama_memory_seq_rm(mem, s, -1, -1)
-            for i in range(0, len(prefix), 512):
-                chunk = prefix[i:i + 512]
-                _fill(lc, batch, [(t, i + k, s, False) for k, t in enumerate(chunk)])
-                if lc.llama_decode(ctx, batch) != 0:
-                    raise RuntimeError("llama_decode failed on the prefix")
+        for i in range(0, len(prefix), 512):
+            chunk = prefix[i:i + 512]
+            _fill(lc, batch, [(t, i + k, 0, False) for k, t in enumerate(chunk)])
+            if lc.llama_decode(ctx, batch) != 0:
+                raise RuntimeError("llama_decode failed on the prefix")
+        for s in range(1, n_seq):  # the same prefix in every sequence's KV stream
+            lc.llama_memory_seq_cp(mem, 0, s, -1, -1)
         tok, pos = int(prefix[-1]), len(prefix)
         t0 = time.perf_counter()
         for k in range(steps):

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 __all__ = [
     "SUITE",
@@ -506,7 +507,15 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--json", help="write all figures to this JSON file")
     ap.add_argument("--ragas-only", metavar="JSON", help="only (re)do the ragas comparison "
                     "for an earlier run's --json file (updated in place unless --json)")
+    import bench_parallel  # the batched-judging sweep (--parallel), kept in its own script
+
+    bench_parallel.add_arguments(ap)
     args = ap.parse_args(argv)
+    if args.parallel:
+        # Samples/s at each N against N = 1 and llama.cpp's batched floor (bench_parallel.py).
+        args.data = args.data or str(Path(__file__).resolve().parents[1] / "localeval" / "data"
+                                     / "example.jsonl")
+        return bench_parallel.sweep(_model_path(args), args)
 
     from localeval.dataset import load_dataset
     from localeval.judge import LlamaJudge

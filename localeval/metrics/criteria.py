@@ -2,12 +2,12 @@
 user-defined judged metric shares.
 
 A user-defined metric is named by the user (``polite``), so its ``name`` is
-an instance field and its key is that name; the definition itself (the
-criterion, rubric or G-Eval steps) is not in the key but in the run's
-signature: each metric records ``{step}:{key}`` -> hash of its definition
-among the prompt versions, hashed with the project's one text hash
-(``localeval.cache.text_key``), so two runs with the same name but different
-wording are told apart.
+an instance field and its key is that name alone (``--fail-under polite=0.8``);
+its definition (criterion, rubric, steps, scale, strictness) is not in the
+key but in the run's signature: each metric records ``{step}:{key}`` -> hash
+of its definition among the prompt versions, hashed with the project's one
+text hash (``localeval.cache.text_key``), so two runs with the same name but
+different wording are told apart.
 
 AspectCritic follows ragas: ``strictness`` votes, an even strictness is
 raised by one so that the majority is never a tie, and the verdict is the
@@ -27,7 +27,7 @@ import dataclasses
 import math
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, ClassVar, Iterable
+from typing import Any, ClassVar
 
 from localeval.cache import text_key
 from localeval.errors import JudgeCallError
@@ -42,9 +42,6 @@ __all__ = ["AspectCritic", "UserDefined", "majority_probability", "definition_ha
 
 #: Votes of a strictness > 1 critic are sampled at this temperature when the run's is 0.
 VOTE_TEMPERATURE = 0.7
-#: Parameters that define the criterion: hashed into the signature, not put in the key.
-_DEFINITION_FIELDS = frozenset({"name", "definition", "rubrics", "criteria",
-                                "evaluation_steps"})
 
 
 def definition_hash(*parts: Any) -> str:
@@ -68,20 +65,13 @@ class UserDefined(Metric):
 
     @property
     def key(self) -> str:
-        params = []
-        for f in dataclasses.fields(self):
-            if f.name in _DEFINITION_FIELDS:
-                continue
-            v = getattr(self, f.name)
-            if v != f.default:
-                text = ",".join(map(str, v)) if isinstance(v, (list, tuple)) else str(v)
-                params.append(f"{f.name}={text}")
-        return self.name + (":" + ";".join(params) if params else "")
+        """The user's name, nothing else: parameters are part of the definition (signature)."""
+        return self.name
 
     def definition_parts(self) -> tuple[Any, ...]:
-        """What the metric's wording is made of (hashed into the signature)."""
-        return tuple(getattr(self, f.name) for f in dataclasses.fields(self)
-                     if f.name in _DEFINITION_FIELDS and f.name != "name")
+        """What the metric is made of: every parameter but its name (hashed into the signature)."""
+        return tuple((f.name, getattr(self, f.name)) for f in dataclasses.fields(self)
+                     if f.name != "name")
 
     def record(self, ctx: Context, *extra: Any) -> str:
         """Put ``{step}:{key}`` -> definition hash among the run's prompt versions."""
@@ -91,6 +81,7 @@ class UserDefined(Metric):
 
 
 def check_name(name: str) -> None:
+    """A user's metric name must be usable in ``-m`` and ``--fail-under`` (ValueError if not)."""
     if not name or not name.strip():
         raise ValueError("a user-defined metric needs a name")
     if any(c in name for c in ",:;@=") or name != name.strip():

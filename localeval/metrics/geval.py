@@ -17,12 +17,14 @@ in the details (``localeval.metrics.rubrics.rate``).
 from __future__ import annotations
 
 import dataclasses
+import re
 import threading
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from localeval.lang import resolve_lang
 from localeval.metrics.criteria import UserDefined, check_name
+from localeval.metrics.grounding import merge_duplicates
 from localeval.metrics.model_access import Context
 from localeval.metrics.rubrics import rate
 from localeval.metrics.schemas import MAX_SCALE_POINTS, MAX_STEPS, EvaluationSteps
@@ -34,6 +36,7 @@ __all__ = ["GEval", "GEVAL_FIELDS"]
 GEVAL_FIELDS = ("question", "answer", "contexts", "reference")
 #: The blank sample the steps are written for: they depend on the criterion only.
 _NO_SAMPLE = Sample(id="geval-steps")
+_NUMBERED = re.compile(r"^\s*(?:step\s*)?\d+\s*[.):：、]\s*", re.IGNORECASE)
 _steps_lock = threading.Lock()
 _steps_memo: dict[tuple[Any, ...], tuple[str, ...]] = {}
 
@@ -76,9 +79,6 @@ class GEval(UserDefined):
     def requires(self) -> tuple[str, ...]:  # the fields the criterion is about
         return self.fields
 
-    def definition_parts(self) -> tuple[Any, ...]:
-        return (self.criteria, self.evaluation_steps, self.scale, self.fields)
-
     def steps_for(self, ctx: Context, lang: str) -> tuple[tuple[str, ...], bool]:
         """The evaluation steps and whether the judge wrote them (once per criterion)."""
         if self.evaluation_steps is not None:
@@ -92,7 +92,9 @@ class GEval(UserDefined):
         writer = dataclasses.replace(ctx, lang=lang)
         out = writer.ask("geval_steps", EvaluationSteps, _NO_SAMPLE, criteria=self.criteria,
                          fields=list(self.fields), min_steps=3, max_steps=MAX_STEPS).output
-        steps = tuple(s.strip() for s in out.steps if s.strip())  # type: ignore[attr-defined]
+        # The template numbers the steps itself; a repeated step is one step.
+        steps = tuple(merge_duplicates([_NUMBERED.sub("", s)
+                                        for s in out.steps])[0])  # type: ignore[attr-defined]
         if not steps:  # a judge that wrote nothing still gets the criterion itself
             steps = (self.criteria,)
         with _steps_lock:

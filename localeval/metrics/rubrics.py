@@ -130,9 +130,6 @@ class InstanceRubrics(UserDefined):
         if not self.column:
             raise ValueError("InstanceRubrics needs a column")
 
-    def definition_parts(self) -> tuple[Any, ...]:
-        return (self.column,)
-
     def score(self, sample: Sample, ctx: Context) -> Score:
         row = f"row {sample.row}" if sample.row is not None else f"sample {sample.id!r}"
         raw = sample.metadata.get(self.column)

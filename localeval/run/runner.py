@@ -261,7 +261,7 @@ def _write_reports(out: Path, summary: Mapping[str, Any], samples: Sequence[Samp
 
     try:
         records = [sample_record(s, sc) for s, sc in zip(samples, scores)]
-        write_html_report(out, dict(summary), records, [s.to_dict() for s in samples])
+        write_html_report(out, dict(summary), records, samples)
         write_markdown_report(out, dict(summary))
     except (RecursionError, ValueError, TypeError, OSError) as e:
         warn(f"report.html/summary.md not written ({type(e).__name__}: {e}); "

@@ -55,7 +55,7 @@ def test_aspect_critic_majority_of_votes(votes, expected):
 
 def test_aspect_critic_even_strictness_is_made_odd_as_ragas():
     m = AspectCritic(name="polite", definition="d", strictness=2)
-    assert m.strictness == 3 and m.key == "polite:strictness=3"
+    assert m.strictness == 3 and m.key == "polite"  # the user's name is the key
     assert AspectCritic(name="polite", definition="d", strictness=4).strictness == 5
 
 
@@ -92,7 +92,10 @@ def test_aspect_critic_validation():
 def test_signature_entry_changes_with_the_definition():
     _, _, a = run(POLITE, S, critic(1))
     _, _, b = run(AspectCritic(name="polite", definition="Is it rude?"), S, critic(1))
-    assert a.prompt_versions["aspect_critic:polite"] != b.prompt_versions["aspect_critic:polite"]
+    _, _, c = run(AspectCritic(name="polite", definition="Is the answer polite?", strictness=3),
+                  S, critic(1, 1, 1))
+    entries = {x.prompt_versions["aspect_critic:polite"] for x in (a, b, c)}
+    assert len(entries) == 3  # the wording and the strictness are both part of it
     assert a.prompt_versions["aspect_critic"] == b.prompt_versions["aspect_critic"]
 
 
@@ -161,12 +164,14 @@ def test_geval_with_given_steps_on_a_1_to_10_scale():
     assert score.value == pytest.approx(6 / 9) and score.details["rating"] == 7
     assert judge.steps() == ["geval"] and score.details["steps_generated"] is False
     assert "2. Check it is actionable." in judge.requests[0].messages[1]["content"]
-    assert m.key == "helpful:scale=1,10" and "geval:" + m.key in ctx.prompt_versions
+    assert m.key == "helpful" and "geval:helpful" in ctx.prompt_versions
 
 
 def test_geval_generates_steps_once_per_criterion():
     m = GEval(name="clear", criteria="Is the answer clear and specific about numbers?")
-    judge = ScriptedJudge({"geval_steps": {"steps": ["Find the numbers.", "Judge clarity."]},
+    # numbering is the template's, repeats are merged (a small judge writes both)
+    judge = ScriptedJudge({"geval_steps": {"steps": ["1. Find the numbers.", "Step 2: Judge clarity.",
+                                                     "Find the numbers."]},
                            "geval": {"reason": "ok", "score": 4}})
     for _ in range(3):
         score, _, _ = run(m, S, judge)
@@ -314,8 +319,8 @@ def test_metrics_file_defines_metrics_used_by_name(tmp_path):
     defined = load_metrics_file(f)
     assert list(defined) == ["polite", "complete", "helpful", "per_sample"]
     ms = parse_metrics("faithfulness,polite,helpful:threshold=0.6,exact_match", defined)
-    assert [m.key for m in ms] == ["faithfulness", "polite:strictness=3",
-                                   "helpful:scale=1,10;threshold=0.6", "exact_match"]
+    assert [m.key for m in ms] == ["faithfulness", "polite", "helpful:threshold=0.6",
+                                   "exact_match"]
     assert ms[1] is defined["polite"]
     with pytest.raises(UsageError, match="only 'threshold'"):
         parse_metrics("polite:strictness=5", defined)
@@ -347,7 +352,7 @@ def test_ragas_class_names_build_the_same_metrics():
                            "rubric_score": {"reason": "r", "score": 2}})
     critic = RagasCritic(name="polite", definition="Is it polite?", strictness=2, llm=judge,
                          max_retries=3)
-    assert critic.name == "polite:strictness=3"
+    assert critic.name == "polite" and critic.metric.strictness == 3
     assert critic.score(user_input="q", response="Thank you!").value == 1.0
     inst = RagasInstance(llm=judge)
     got = inst.score(user_input="q", response="a", rubrics={"score1_description": "bad",

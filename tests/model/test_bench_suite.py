@@ -169,3 +169,24 @@ def test_call_records_round_trip_through_json(bench):
     r = rec(bench)
     back = bench.calls_of(json.loads(json.dumps([dataclasses.asdict(r)])))
     assert back == [r] and back[0].evaluated_tokens == 40
+
+
+def test_parallel_sweep_measures_speedup_floor_and_identity(bench, tiny_gguf, tmp_path):
+    """``bench_suite.py --parallel 1,2``: real runs on the tiny model, figures and identity."""
+    import json
+
+    out = tmp_path / "par.json"
+    report = bench.main(["--model", str(tiny_gguf), "--samples", "3", "--parallel", "2",
+                         "--quote-bias", "--threads", "2", "--n-ctx", "2048",
+                         "--parallel-metrics", "context_precision,nv_answer_accuracy",
+                         "--floor-prefix", "64", "--json", str(out)])
+    rows = report["rows"]
+    assert [r["parallel"] for r in rows] == [1, 2]  # N = 1 is always the reference
+    assert rows[1]["scores_identical_to_n1"] is True
+    assert rows[0]["generated"] == rows[1]["generated"] > 0
+    for r in rows:
+        assert r["wall_s"] > 0 and r["floor_batched_s"] > 0 and r["samples_per_s"] > 0
+        assert r["speedup_vs_n1"] == pytest.approx(rows[0]["wall_s"] / r["wall_s"], rel=0.01)
+    assert rows[1]["tokens_per_decode"] > 1  # two sequences shared decodes
+    assert set(report["tg_tok_s"]) == {"1", "2"} and report["pp_tok_s"] > 0
+    assert json.loads(out.read_text())["rows"] == rows

@@ -273,7 +273,7 @@ def test_bounded_page_shows_worst_unscored_then_first(big):
         unscored)][:MAX_SAMPLES - MAX_SAMPLES // 2 - len(unscored)]
     assert sorted(set(worst[:MAX_SAMPLES // 2]) | set(unscored) | set(first)) == shown
     # the page says what it left out and where the rest is
-    assert f"This page shows {MAX_SAMPLES} of 3000 samples" in html and "results.jsonl" in html
+    assert f"This page shows {MAX_SAMPLES} of 3,000 samples" in html and "results.jsonl" in html
     # distributions, means and CIs still cover every sample
     bars = [int(c) for c in re.findall(r'<text class="cnt"[^>]*>(\d+)</text>', html)]
     assert sum(bars) == 3000 - len(unscored)

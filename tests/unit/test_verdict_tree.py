@@ -85,3 +85,12 @@ def test_every_occurrence_in_output_order():
     probs, _ = judge._verdict_probs([], generation(text), "score", [1, 2, 10])
     assert len(probs) == 2 and all(math.fsum(p.values()) == pytest.approx(1.0) for p in probs)
     assert probs[0]["10"] == pytest.approx(0.0, abs=1e-9)
+
+
+def test_ending_counts_only_what_the_grammar_writes_after_the_value():
+    # after "1": "0" 0.2, "}" 0.2 and junk "a" 0.6 the grammar forbids; the output
+    # closes the object after the value, so ending is "}" only: P(10 | 1) = 0.5
+    judge = FakeJudge({"1": 1.0}, {"0": 0.2, "}": 0.2, "a": 0.6})
+    probs, _ = judge._verdict_probs([], generation('{"score":10}'), "score", [1, 2, 10])
+    assert probs[0]["10"] == pytest.approx(0.5, abs=1e-6)
+    assert probs[0]["1"] == pytest.approx(0.5, abs=1e-6)

@@ -10,10 +10,11 @@ per digit) need that one position. Integer scales past 9 do not: with
 digit-by-digit tokenisers "1" and "10" share their first token. Their
 values then form a token trie, and P(value) is the product of the choices
 along its path; at a node where one value may end ("1") and others go on
-("10"), ending has the probability of every token that cannot continue a
-value (the closing brace, a comma, a space), i.e. one minus the mass of the
-tokens whose first character could. Each branching node costs one more
-one-token evaluation (two for a 1-10 scale).
+("10"), ending has the probability of the tokens that start with what the
+grammar writes after the value (the ``}`` or ``,`` that follows it in the
+output), so the distribution agrees with the grammar-constrained choice.
+Each branching node costs one more one-token evaluation (two for a 1-10
+scale).
 """
 
 from __future__ import annotations
@@ -79,13 +80,14 @@ class VerdictProbabilities:
             rest = raw[ends[k]:off]
             if rest:
                 prefix += self._llm.tokenize(rest, add_bos=False, special=False)
-            probs = self._value_tree(prefix, seqs, list(range(len(values))), 0, usage)
+            follow = _follow_byte(raw, off, texts, common)
+            probs = self._value_tree(prefix, seqs, list(range(len(values))), 0, usage, follow)
             out.append({str(values[i]): float(probs.get(i, 0.0)) for i in range(len(values))})
         out.reverse()
         return out, usage
 
     def _value_tree(self, prefix: list[int], seqs: list[list[int]], idxs: list[int],
-                    depth: int, usage: Usage) -> dict[int, float]:
+                    depth: int, usage: Usage, follow: int | None = None) -> dict[int, float]:
         """P(value i | prefix) for the values ``idxs`` whose first ``depth`` tokens are placed."""
         ended = [i for i in idxs if len(seqs[i]) == depth]
         going = [i for i in idxs if len(seqs[i]) > depth]
@@ -96,7 +98,7 @@ class VerdictProbabilities:
             groups.setdefault(seqs[i][depth], []).append(i)
         if len(groups) == 1 and not ended:  # no choice here: nothing to evaluate
             (tok, members), = groups.items()
-            return self._value_tree(prefix + [tok], seqs, members, depth + 1, usage)
+            return self._value_tree(prefix + [tok], seqs, members, depth + 1, usage, follow)
         reused = self._eval_to(prefix)
         usage.prompt_tokens += len(prefix)
         usage.reused_tokens += reused
@@ -106,8 +108,12 @@ class VerdictProbabilities:
             # Full softmax: the end mass is what the continuing tokens leave.
             p = np.exp(logits - logits.max())
             p /= p.sum()
-            cont = self._continuing_mass(p, [seqs[i][depth:] for i in going])
-            masses = np.append(p[toks], max(1.0 - cont, 0.0))
+            if follow is not None:  # the grammar's one way to end the value here
+                table = self._first_bytes()
+                end = float(p[: len(table)][table == follow].sum())
+            else:
+                end = 1.0 - self._continuing_mass(p, [seqs[i][depth:] for i in going])
+            masses = np.append(p[toks], max(end, 0.0))
         else:
             sub = logits[toks]
             masses = np.exp(sub - sub.max())
@@ -116,7 +122,7 @@ class VerdictProbabilities:
         out: dict[int, float] = {}
         for tok, w in zip(toks, masses):
             for i, q in self._value_tree(prefix + [tok], seqs, groups[tok], depth + 1,
-                                         usage).items():
+                                         usage, follow).items():
                 out[i] = out.get(i, 0.0) + float(w) * q
         if ended:
             out[ended[0]] = out.get(ended[0], 0.0) + float(masses[-1])
@@ -147,3 +153,18 @@ class VerdictProbabilities:
                     table[t] = piece[0]
             self._first_byte_table = table
         return table
+
+
+def _follow_byte(raw: bytes, off: int, texts: list[str], common: str) -> int | None:
+    """The byte the output writes right after the value that starts at byte ``off``.
+
+    The grammar fixes what follows an enum value (``}`` or ``,``), whichever
+    value was chosen, so the tokens starting with this byte are the ways to
+    end a value that could go on ("1" before "10"). None at the end of output.
+    """
+    rest = raw[off - len(common.encode("utf-8")):]
+    chosen = max((t.encode("utf-8") for t in texts if rest.startswith(t.encode("utf-8"))),
+                 key=len, default=None)
+    if chosen is None or len(rest) <= len(chosen):
+        return None
+    return rest[len(chosen)]
