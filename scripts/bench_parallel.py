@@ -6,7 +6,8 @@ sequential loop; N > 1 scores N samples at once in threads, one
 ``llama_decode`` per step over all live sequences). Every N must give the
 scores of N = 1, and the script says whether they did.
 
-Floors, measured on the same model in the same process before the runs:
+Floors, measured on the same model in the same process just before each run
+(the speeds of shared cores drift between runs):
 
 - sequential: evaluated prompt tokens / pp + generated tokens / tg(1)
 - batched at N: evaluated prompt tokens / pp + generated tokens / tg(N), where
@@ -120,23 +121,23 @@ def run_parallel(path: Path, samples: Sequence[Any], metrics: Sequence[str],
     from localeval.run import evaluate
     from localeval.testing import HashEmbedder, quote_bias
 
-    top = max(levels)
-    probe = _judge(path, top, args, None)
+    probe = _judge(path, 1, args, None)
     bias = quote_bias(probe) if args.quote_bias else None
     text = " ".join(" ".join(s.contexts or []) + " " + (s.answer or "") for s in samples)
     toks = probe._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+    probe.close()
     while len(toks) < 512:
         toks = toks + toks
-    pp = llama_pp(probe, toks[:512])
     prefix = toks[: args.floor_prefix]
-    tg = {n: llama_batched_tg(probe, n, prefix) for n in levels}
-    probe.close()
-    print(f"llama.cpp on this model: pp {pp:.0f} tok/s; generation, aggregate over N "
-          "sequences: " + ", ".join(f"N={n} {v:.1f} tok/s" for n, v in tg.items()), flush=True)
     embedder = CachedEmbedder(HashEmbedder(), None)
     rows, base = [], None
     for n in levels:
         judge = _judge(path, n, args, bias)
+        # Speeds just before this run: on shared cores they drift between runs.
+        pp = llama_pp(judge, toks[:512], repeats=1)
+        tg = {1: llama_batched_tg(judge, 1, prefix), n: llama_batched_tg(judge, n, prefix)}
+        print(f"N={n}: llama.cpp pp {pp:.0f} tok/s, generation {tg[1]:.1f} tok/s alone, "
+              f"{tg[n]:.1f} tok/s over {n} sequences", flush=True)
         load = os.getloadavg()[0]
         t0 = time.perf_counter()
         res = evaluate(list(samples), ",".join(metrics), judge=judge, embedder=embedder,
@@ -152,13 +153,14 @@ def run_parallel(path: Path, samples: Sequence[Any], metrics: Sequence[str],
         gen = int(u.get("generated_tokens", 0))
         evaluated = int(u.get("prompt_tokens", 0)) - int(u.get("reused_tokens", 0))
         floor_b = evaluated / pp + gen / tg[n]
-        floor_s = evaluated / pp + gen / tg[1] if 1 in tg else None
-        row = {"parallel": n, "wall_s": round(wall, 1),
+        floor_s = evaluated / pp + gen / tg[1]
+        row = {"parallel": n, "wall_s": round(wall, 1), "pp_tok_s": round(pp, 1),
+               "tg1_tok_s": round(tg[1], 1), "tgN_tok_s": round(tg[n], 1),
                "samples_per_s": round(len(samples) / wall, 4),
                "gen_tokens_per_s": round(gen / wall, 1), "generated": gen,
                "evaluated_prompt": evaluated, "prompt_sent": int(u.get("prompt_tokens", 0)),
                "floor_batched_s": round(floor_b, 1), "wall_over_floor": round(wall / floor_b, 2),
-               "floor_sequential_s": None if floor_s is None else round(floor_s, 1),
+               "floor_sequential_s": round(floor_s, 1),
                "scores_identical_to_n1": same, "load_avg_1m": round(load, 1),
                "decodes": getattr(engine, "decodes", None),
                "tokens_per_decode": (round(engine.batch_tokens / engine.decodes, 2)
@@ -169,18 +171,19 @@ def run_parallel(path: Path, samples: Sequence[Any], metrics: Sequence[str],
     for r in rows:
         r["speedup_vs_n1"] = round(t1 / r["wall_s"], 2) if t1 else None
     return {"model": str(path), "samples": [s.id for s in samples], "metrics": list(metrics),
-            "pp_tok_s": round(pp, 1), "tg_tok_s": {str(k): round(v, 1) for k, v in tg.items()},
             "floor_prefix": len(prefix), "rows": rows}
 
 
 def format_rows(report: dict[str, Any]) -> str:
     """The Markdown table docs/performance.md shows."""
-    head = ("| N | wall s | samples/s | gen tok/s | x N=1 | batched floor s | wall/floor "
-            "| identical scores | load |\n|---:|---:|---:|---:|---:|---:|---:|---|---:|")
+    head = ("| N | wall s | samples/s | gen tok/s | x N=1 | llama.cpp tg at N | batched floor s "
+            "| wall/floor | identical scores | load |\n"
+            "|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|")
     lines = [head]
     for r in report["rows"]:
         lines.append(f"| {r['parallel']} | {r['wall_s']} | {r['samples_per_s']} | "
-                     f"{r['gen_tokens_per_s']} | {r['speedup_vs_n1']} | {r['floor_batched_s']} | "
+                     f"{r['gen_tokens_per_s']} | {r['speedup_vs_n1']} | {r['tgN_tok_s']} | "
+                     f"{r['floor_batched_s']} | "
                      f"{r['wall_over_floor']} | {r['scores_identical_to_n1']} | "
                      f"{r['load_avg_1m']} |")
     return "\n".join(lines)

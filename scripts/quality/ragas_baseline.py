@@ -25,6 +25,7 @@ import math
 import os
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Mapping, Sequence
 
@@ -188,6 +189,45 @@ async def score_task_rows(rows: Sequence[Mapping[str, Any]],
     return values, reasons
 
 
+class CallLog:
+    """What ragas's calls to the judge came to, read off the HTTP traffic.
+
+    ragas's metrics swallow most judge failures into NaN (ContextRelevance
+    retries a bad rating and then gives NaN), so the row alone cannot say
+    why; the calls can: how many, how many answered, how many stopped at
+    ragas's ``max_tokens`` (finish reason "length") and how many tokens the
+    judge wrote. Calls without an answer timed out or lost the connection.
+    """
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.finish: Counter[str] = Counter()
+        self.tokens = 0
+
+    async def on_request(self, request: Any) -> None:
+        self.calls += 1
+
+    async def on_response(self, response: Any) -> None:
+        await response.aread()  # buffered: the OpenAI client reads it again
+        try:
+            body = response.json()
+            self.finish[str(body["choices"][0].get("finish_reason"))] += 1
+            self.tokens += int((body.get("usage") or {}).get("completion_tokens") or 0)
+        except Exception:  # noqa: BLE001 - an error answer is counted by its status
+            self.finish[f"HTTP {response.status_code}"] += 1
+
+    def snapshot(self) -> tuple[int, Counter[str], int]:
+        return self.calls, Counter(self.finish), self.tokens
+
+    def since(self, before: tuple[int, Counter[str], int]) -> dict[str, Any]:
+        """The calls made since ``before`` (a ``snapshot()``), as report fields."""
+        calls, finish, tokens = before
+        got = self.finish - finish
+        return {"calls": self.calls - calls, "finish_reasons": dict(got),
+                "calls_unanswered": self.calls - calls - sum(got.values()),
+                "completion_tokens": self.tokens - tokens}
+
+
 async def _score_all(tasks: Sequence[Mapping[str, Any]], url: str, model: str, embedder: Any,
                      call_timeout: float, deadline: float, quiet: bool) -> dict[str, Any]:
     """Every (task, ragas metric, row): value or reason, seconds, and the HTTP calls made."""
@@ -196,12 +236,9 @@ async def _score_all(tasks: Sequence[Mapping[str, Any]], url: str, model: str, e
     from ragas.llms import llm_factory
     from ragas.metrics import collections as rc
 
-    calls = {"n": 0}
-
-    async def count(request: Any) -> None:
-        calls["n"] += 1
-
-    http = httpx.AsyncClient(timeout=call_timeout, event_hooks={"request": [count]})
+    log = CallLog()
+    http = httpx.AsyncClient(timeout=call_timeout, event_hooks={
+        "request": [log.on_request], "response": [log.on_response]})
     client = AsyncOpenAI(base_url=url.rstrip("/") + ("" if url.endswith("/v1") else "/v1"),
                          api_key="none", timeout=call_timeout, max_retries=0, http_client=http)
     llm = llm_factory(model, provider="openai", client=client)
@@ -216,7 +253,7 @@ async def _score_all(tasks: Sequence[Mapping[str, Any]], url: str, model: str, e
             cls = getattr(rc, kind)
             metric = (cls(llm=llm, embeddings=emb) if kind == "AnswerRelevancy"
                       else cls(llm=llm))
-            t0, n0 = time.perf_counter(), calls["n"]
+            t0, before = time.perf_counter(), log.snapshot()
             label = f"ragas {task['set']}/{task['label_metric']} {kind}"
             values, reasons = await score_task_rows(
                 task["rows"], lambda row, metric=metric, kind=kind: metric.ascore(
@@ -225,10 +262,10 @@ async def _score_all(tasks: Sequence[Mapping[str, Any]], url: str, model: str, e
             out["tasks"].append({**task, "metric": m, "ragas_metric": kind,
                                  "values": values, "reasons": reasons,
                                  "seconds": round(time.perf_counter() - t0, 1),
-                                 "calls": calls["n"] - n0})
+                                 **log.since(before)})
     finally:
         await http.aclose()
-    out["calls"] = calls["n"]
+    out.update(log.since((0, Counter(), 0)))
     return out
 
 
@@ -280,14 +317,18 @@ def run_baseline(tasks: Sequence[Mapping[str, Any]], *, endpoint: Mapping[str, A
                   f"{server.started_s} s", file=sys.stderr, flush=True)
         got = asyncio.run(_score_all(tasks, info["server"]["url"], endpoint["model"],
                                      embedder, call_timeout, deadline, quiet))
-    info["calls"] = got["calls"]
+    info.update({k: got[k] for k in ("calls", "finish_reasons", "calls_unanswered",
+                                     "completion_tokens")})
     info["runs"], info["results"], info["scores"] = [], [], []
     for t in got["tasks"]:
         unscored = sum(v is None for v in t["values"].values())
         info["runs"].append({"set": t["set"], "label_metric": t["label_metric"],
                              "metric": t["metric"], "ragas_metric": t["ragas_metric"],
                              "rows": len(t["rows"]), "unscored": unscored,
-                             "calls": t["calls"], "seconds": t["seconds"]})
+                             "seconds": t["seconds"], "calls": t["calls"],
+                             "finish_reasons": t["finish_reasons"],
+                             "calls_unanswered": t["calls_unanswered"],
+                             "completion_tokens": t["completion_tokens"]})
         for res in measure_values(t["spec"], t["label_metric"], t["metric"], t["rows"],
                                   t["values"], t["reasons"], n_boot=n_boot, seed=seed):
             info["results"].append({**res, "ragas_metric": t["ragas_metric"]})

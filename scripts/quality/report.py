@@ -37,6 +37,15 @@ def _ragas_cell(r: Mapping[str, Any]) -> str:
             f"{g['rows_unscored']}/{g['rows']} ({g['ragas_metric']})")
 
 
+def _call_detail(run: Mapping[str, Any]) -> str:
+    """How ragas's calls ended: cut at max_tokens, unanswered (timed out), tokens written."""
+    if not run.get("calls"):
+        return ""
+    fin = run.get("finish_reasons") or {}
+    return (f" ({fin.get('length', 0)} cut at max_tokens, {run.get('calls_unanswered', 0)} "
+            f"unanswered, {run.get('completion_tokens', 0)} tokens written)")
+
+
 def _ragas_lines(ragas: Mapping[str, Any]) -> list[str]:
     """What the ragas column is, and why its rows were unscored."""
     if ragas.get("error"):
@@ -58,7 +67,7 @@ def _ragas_lines(ragas: Mapping[str, Any]) -> list[str]:
     for run in ragas.get("runs", []):
         lines.append(f"- ragas {run['set']}/{run['label_metric']} {run['ragas_metric']}: "
                      f"{run['rows']} rows, {run['unscored']} unscored, "
-                     f"{run.get('calls', 0)} judge calls; "
+                     f"{run.get('calls', 0)} judge calls{_call_detail(run)}; "
                      f"{run['seconds']:.0f} s")
     return lines
 

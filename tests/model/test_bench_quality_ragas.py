@@ -15,7 +15,9 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -25,7 +27,7 @@ SCRIPTS = ROOT / "scripts"
 sys.path.insert(0, str(SCRIPTS))  # the script's own modules, as the script imports them
 
 from quality.data import SETS  # noqa: E402
-from quality.ragas_baseline import (BaselineError, check_server_deps,  # noqa: E402
+from quality.ragas_baseline import (BaselineError, CallLog, check_server_deps,  # noqa: E402
                                     judge_endpoint, load_ragas,
                                     merge_baseline, score_task_rows, score_value)
 from quality.report import RAGAS_COLUMN, to_markdown  # noqa: E402
@@ -231,6 +233,43 @@ def test_rows_end_scored_or_with_a_reason(capsys):
     assert "ragas t: 5/5 late unscored" in capsys.readouterr().err
 
 
+class _Response:
+    """The two things CallLog reads of an httpx response."""
+
+    def __init__(self, status, body):
+        self.status_code, self._body = status, body
+
+    async def aread(self):
+        return b""
+
+    def json(self):
+        if self._body is None:
+            raise ValueError("not JSON")
+        return self._body
+
+
+def test_call_log_says_how_ragas_calls_ended():
+    log = CallLog()
+
+    async def traffic():
+        for finish, tokens in (("length", 1024), ("stop", 9), ("length", 1024)):
+            await log.on_request(None)
+            await log.on_response(_Response(200, {"choices": [{"finish_reason": finish}],
+                                                  "usage": {"completion_tokens": tokens}}))
+        before = log.snapshot()
+        await log.on_request(None)  # timed out: no response
+        await log.on_request(None)
+        await log.on_response(_Response(500, None))
+        return before
+
+    before = asyncio.run(traffic())
+    assert log.since((0, Counter(), 0)) == {
+        "calls": 5, "finish_reasons": {"length": 2, "stop": 1, "HTTP 500": 1},
+        "calls_unanswered": 1, "completion_tokens": 2057}
+    assert log.since(before) == {"calls": 2, "finish_reasons": {"HTTP 500": 1},
+                                 "calls_unanswered": 1, "completion_tokens": 0}
+
+
 # -- ragas's figures beside localeval's ----------------------------------------------------------
 def test_merged_figures_and_the_ragas_column():
     spec = SETS["wikieval"]
@@ -253,7 +292,9 @@ def test_merged_figures_and_the_ragas_column():
              "results": [{**r, "ragas_metric": "ContextRelevance"} for r in rg],
              "runs": [{"set": "wikieval", "label_metric": "context_relevance",
                        "ragas_metric": "ContextRelevance", "rows": 6, "unscored": 1,
-                       "calls": 24, "seconds": 12.0}]}
+                       "calls": 24, "finish_reasons": {"length": 3, "stop": 20},
+                       "calls_unanswered": 1, "completion_tokens": 3200,
+                       "seconds": 12.0}]}
     merge_baseline(results, ragas)
     assert results[0]["value"] == pytest.approx(2.5 / 3)
     g = results[0]["ragas"]
@@ -268,7 +309,8 @@ def test_merged_figures_and_the_ragas_column():
     assert "| 0.500 [" in md and "; n 2; unscored 1/6 (ContextRelevance) | 0.70 |" in md
     assert "| no ragas counterpart | 0.70 |" in md
     assert "ragas unscored rows by reason (all tasks): ragas returned NaN" in md
-    assert "6 rows, 1 unscored, 24 judge calls" in md
+    assert ("6 rows, 1 unscored, 24 judge calls (3 cut at max_tokens, 1 unanswered, 3200 "
+            "tokens written)") in md
     failed = to_markdown({**report, "ragas": {"error": "llama_cpp.server exited", "results": []}})
     assert "ragas baseline: not run to the end: llama_cpp.server exited" in failed
 

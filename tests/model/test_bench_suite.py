@@ -188,5 +188,5 @@ def test_parallel_sweep_measures_speedup_floor_and_identity(bench, tiny_gguf, tm
         assert r["wall_s"] > 0 and r["floor_batched_s"] > 0 and r["samples_per_s"] > 0
         assert r["speedup_vs_n1"] == pytest.approx(rows[0]["wall_s"] / r["wall_s"], rel=0.01)
     assert rows[1]["tokens_per_decode"] > 1  # two sequences shared decodes
-    assert set(report["tg_tok_s"]) == {"1", "2"} and report["pp_tok_s"] > 0
+    assert all(r["pp_tok_s"] > 0 and r["tgN_tok_s"] > 0 for r in rows)
     assert json.loads(out.read_text())["rows"] == rows
