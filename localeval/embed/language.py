@@ -146,9 +146,7 @@ def warn_if_language_mismatch(embedder: Embedder, texts: Sequence[str | None], *
         f"embedding model {embedder.name} is English-only, but {cjk} of {len(langs)} texts "
         f"({cjk / len(langs):.0%}) are {which}: embedding-based scores (answer_similarity, "
         f"answer_relevancy, answer_correctness) will be unreliable. Use a multilingual "
-        f"model ({alt}): on a connected machine run `hf download "
-        f"intfloat/multilingual-e5-base --local-dir multilingual-e5-base` (older "
-        f"huggingface_hub: `huggingface-cli download ...`; or git clone "
-        f"https://huggingface.co/intfloat/multilingual-e5-base), copy the folder to "
+        f"model ({alt}): on a connected machine run `localeval models fetch "
+        f"multilingual-e5-base --to models/` (sha256-checked), copy the folder to "
         f"models/multilingual-e5-base/ here, and pass --embedder multilingual-e5-base."
     )
