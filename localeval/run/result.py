@@ -7,13 +7,13 @@ import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Sequence
 
 from localeval.metrics import Metric
 from localeval.results import RunWriter, sample_record
 from localeval.types import Sample, Score
 
-__all__ = ["EvaluationResult"]
+__all__ = ["EvaluationResult", "write_reports"]
 
 
 @dataclass(eq=False)
@@ -78,9 +78,33 @@ class EvaluationResult(Mapping):
         return pd.DataFrame(rows)
 
     def save(self, out_dir: str | os.PathLike[str]) -> Path:
-        """Write ``results.jsonl`` and ``summary.json`` to ``out_dir``, as a run with ``out_dir`` does."""
+        """Write the run folder a CLI run writes: ``results.jsonl``, ``results.csv``,
+        ``summary.json``, ``summary.md`` and ``report.html``."""
+        import warnings
+
         writer = RunWriter(out_dir)
         for r in self.records():
             writer.write(r)
         writer.close(self.summary)
+        write_reports(writer.dir, self.summary, self.samples, self.scores,
+                      lambda msg: warnings.warn(msg, stacklevel=3))
         return writer.dir
+
+
+def write_reports(out: Path, summary: Mapping[str, Any], samples: Sequence[Sample],
+                  scores: Sequence[Mapping[str, Score]],
+                  warn: Callable[[str], None]) -> None:
+    """report.html (self-contained) and summary.md next to the results.
+
+    The results and summary are on disk by now: a report that fails to render
+    is a warning (``localeval report DIR`` can retry it), never a lost run.
+    """
+    from localeval.report import write_html_report, write_markdown_report
+
+    try:
+        records = [sample_record(s, sc) for s, sc in zip(samples, scores)]
+        write_html_report(out, dict(summary), records, samples)
+        write_markdown_report(out, dict(summary))
+    except (RecursionError, ValueError, TypeError, OSError) as e:
+        warn(f"report.html/summary.md not written ({type(e).__name__}: {e}); "
+             f"results.jsonl and summary.json are complete in {out}")

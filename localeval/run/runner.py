@@ -25,7 +25,7 @@ from localeval.judge import Judge
 from localeval.metrics import Context, Metric, NoJudge, parse_metrics
 from localeval.results import RunWriter, sample_record
 from localeval.run.aggregate import build_summary
-from localeval.run.result import EvaluationResult
+from localeval.run.result import EvaluationResult, write_reports
 from localeval.metrics import missing_reason
 from localeval.run.scoring import MetricObserver
 from localeval.run.strategies import score_stream
@@ -237,7 +237,7 @@ def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes
             summary["judge_self_test"] = self_test
         if writer:
             writer.close(summary)
-            _write_reports(writer.dir, summary, done, scores[: len(done)], warn)
+            write_reports(writer.dir, summary, done, scores[: len(done)], warn)
     return EvaluationResult(list(done), chosen, scores[: len(done)], summary, notes)
 
 
@@ -247,25 +247,6 @@ def _finite(score: Score) -> Score:
         return Score(None, f"metric returned a non-finite value ({score.value})",
                      dict(score.details))
     return score
-
-
-def _write_reports(out: Path, summary: Mapping[str, Any], samples: Sequence[Sample],
-                   scores: Sequence[Mapping[str, Score]],
-                   warn: Callable[[str], None]) -> None:
-    """report.html (self-contained) and summary.md next to the results.
-
-    The results and summary are on disk by now: a report that fails to render
-    is a warning (``localeval report DIR`` can retry it), never a lost run.
-    """
-    from localeval.report import write_html_report, write_markdown_report
-
-    try:
-        records = [sample_record(s, sc) for s, sc in zip(samples, scores)]
-        write_html_report(out, dict(summary), records, samples)
-        write_markdown_report(out, dict(summary))
-    except (RecursionError, ValueError, TypeError, OSError) as e:
-        warn(f"report.html/summary.md not written ({type(e).__name__}: {e}); "
-             f"results.jsonl and summary.json are complete in {out}")
 
 
 def _choose_metrics(metrics: Any, ds: Dataset) -> list[Metric]:

@@ -94,3 +94,20 @@ def test_signature_is_printed_on_one_line_at_any_terminal_width(tmp_path):
     sig = json.loads((tmp_path / "out" / "summary.json").read_text())["signature_line"]
     assert len(sig) > 40  # longer than the terminal: rich would have wrapped it
     assert sig in p.stdout.splitlines()
+
+
+def test_save_from_python_writes_the_folder_a_cli_run_writes(tmp_path):
+    import localeval
+
+    data = tmp_path / "data.jsonl"
+    data.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in ROWS),
+                    encoding="utf-8")
+    res = localeval.evaluate(str(data), ["rougeL", "bleu"], judge=False, cache=False,
+                             progress=False)
+    out = res.save(tmp_path / "saved")
+    names = sorted(p.name for p in out.iterdir() if not p.name.startswith("."))
+    assert names == ["report.html", "results.csv", "results.jsonl", "summary.json", "summary.md"]
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert "rougeL" in html and "q2" in html
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["metrics"]["rougeL"]["mean"] == pytest.approx(res["rougeL"])
