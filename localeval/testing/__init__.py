@@ -10,6 +10,7 @@
   and working of those under them.
 - ``build_tiny_gguf``: writes a real random-weight GGUF with a real BPE
   tokenizer, so tests run the real llama.cpp path without downloading anything.
+- ``headless_dom``: a page as headless Chromium shows it (DOM and console).
 - ``metric_util`` (imported as a module): small helpers for metric tests.
 
 Imports are lazy so that importing ``localeval.testing`` loads no model library.
@@ -26,6 +27,8 @@ _WHERE = {
     "assert_each": ".assertions",
     "assert_scores": ".assertions",
     "build_tiny_gguf": ".tiny_gguf",
+    "chromium_path": ".browser",
+    "headless_dom": ".browser",
     "quote_bias": ".tiny_gguf",
 }
 

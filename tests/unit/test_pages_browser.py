@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -20,14 +18,15 @@ import pytest
 
 import localeval
 from localeval.agreement import compare, load_result_set, write_comparison
+from localeval.testing import chromium_path, headless_dom
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or "/usr/bin/chromium"
+CHROMIUM = chromium_path()
 EVIL = '<script>alert(1)</script><img src=x onerror=alert(2)>'
 
 
 @pytest.fixture(scope="module")
 def browser() -> str:
-    if not Path(CHROMIUM).exists():
+    if CHROMIUM is None:
         if os.environ.get("CI"):
             pytest.fail("chromium is missing in CI: .ci/run installs it (apt-get install chromium)")
         pytest.skip("chromium not installed (apt-get install chromium); CI runs this test")
@@ -45,17 +44,10 @@ class _Collect(HTMLParser):
 
 def _open(url: str, profile: Path) -> tuple[str, list[str], list[tuple[str, dict]]]:
     """The DOM after scripts ran, console/CSP lines, and the DOM's tags."""
-    cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
-           "--disable-background-networking", "--disable-component-update", "--disable-sync",
-           "--no-first-run", f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0",
-           "--dump-dom", url]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=90)
-    assert p.returncode == 0, p.stderr[-2000:]
-    console = [ln for ln in p.stderr.splitlines()
-               if ":CONSOLE" in ln or "Uncaught" in ln or "Content Security Policy" in ln]
+    dom, console = headless_dom(url, profile)
     c = _Collect()
-    c.feed(p.stdout)
-    return p.stdout, console, c.tags
+    c.feed(dom)
+    return dom, console, c.tags
 
 
 def _runs(tmp_path: Path) -> tuple[Path, Path]:

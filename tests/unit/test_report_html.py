@@ -9,9 +9,8 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
 import re
-import shutil
-import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from localeval.report.histogram import histogram
 from localeval.report.html import render_html, write_html_report
 from localeval.report.view import build_view
 from localeval.results import read_run
+from localeval.testing import chromium_path, headless_dom
 from localeval.report.markdown import summary_markdown, write_markdown_report
 
 EVIL_ANSWER = "<script>alert(1)</script> and <img src=x onerror=alert(2)>"
@@ -357,28 +357,21 @@ def test_read_run(tmp_path):
 
 # ----------------------------------------------------------------------- real browser
 
-CHROMIUM = "/usr/bin/chromium"
+CHROMIUM = chromium_path()
 
 
 def _chromium(url: str, profile: Path) -> tuple[str, list[str]]:
-    """Load ``url`` headless; return the DOM after scripts ran and console lines."""
-    cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
-           "--disable-background-networking", "--disable-component-update", "--disable-sync",
-           "--no-first-run", f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0",
-           "--dump-dom", url]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=90)
-    assert p.returncode == 0, p.stderr[-2000:]
-    # Chromium logs every console message, error or not, as ":CONSOLE"; uncaught
-    # exceptions and CSP violations land there too. The report's script logs nothing.
-    console = [ln for ln in p.stderr.splitlines()
-               if ":CONSOLE" in ln or "Uncaught" in ln or "console(error)" in ln]
-    return p.stdout, console
+    """Load ``url`` headless; return the DOM after scripts ran and console lines.
+    The report's script logs nothing, so any console line is a failure."""
+    return headless_dom(url, profile)
 
 
 @pytest.fixture(scope="module")
 def browser() -> str:
-    if not Path(CHROMIUM).exists() or shutil.which(CHROMIUM) is None:
-        pytest.skip("chromium not installed: apt-get install chromium")
+    if CHROMIUM is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is missing in CI: .ci/run installs it (apt-get install chromium)")
+        pytest.skip("chromium not installed (apt-get install chromium); CI runs this test")
     return CHROMIUM
 
 

@@ -82,11 +82,11 @@ def default_parallel(n_gpu_layers: int = -1) -> int:
     """Sequences ``localeval run`` decodes together when ``--parallel`` is not given.
 
     On a GPU, decoding 8 sequences costs little more than one (the weights
-    are read once per step), so 8. On CPUs the gain needs cores to spare
-    (see docs/performance.md: on 2 busy cores batching at 16 sequences
-    gains ~1.1-1.4x on a 0.5B model and is slower below 8), and every
-    sequence adds a KV stream of ``n_ctx`` tokens, so one sequence until
-    there are enough cores to make batching pay.
+    are read once per step), so 8. On a CPU batching gained 1.3-2.0x at 8
+    sequences on 2 shared cores (docs/performance.md), but every sequence
+    adds a KV stream of ``n_ctx`` tokens (8 x 8192 tokens: 0.8 GB for a 0.5B
+    model, several GB for 7B), so small machines keep one sequence unless
+    asked, and machines with 8+ cores get 8.
     """
     import llama_cpp
 
