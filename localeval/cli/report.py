@@ -26,10 +26,11 @@ def cmd_report(args: argparse.Namespace) -> int:
     from localeval.results import read_run
 
     summary, records = read_run(args.run_dir)
-    samples: list[dict[str, Any]] = []
+    samples: list[Any] = []
     if args.data:
         ds = load_dataset(example_path() if args.data == EXAMPLE else args.data)
-        by_id = {s.id: s.to_dict() for s in ds}
+        # Sample objects: the report converts only the samples it shows.
+        by_id = {s.id: s for s in ds}
         samples = [by_id.get(r["id"], {"id": r["id"]}) for r in records]
     else:
         samples = [{"id": r["id"]} for r in records]

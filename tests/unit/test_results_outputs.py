@@ -111,3 +111,26 @@ def test_save_from_python_writes_the_folder_a_cli_run_writes(tmp_path):
     assert "rougeL" in html and "q2" in html
     summary = json.loads((out / "summary.json").read_text())
     assert summary["metrics"]["rougeL"]["mean"] == pytest.approx(res["rougeL"])
+
+
+def test_report_command_rebuilds_the_page_with_the_datasets_text(tmp_path):
+    data = tmp_path / "data.jsonl"
+    data.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in ROWS),
+                    encoding="utf-8")
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    run = [sys.executable, "-m", "localeval.cli"]
+    out = tmp_path / "out"
+    p = subprocess.run(run + ["run", str(data), "-m", "rougeL", "-o", str(out), "--quiet",
+                              "--no-cache"], capture_output=True, text=True, timeout=180, env=env)
+    assert p.returncode == 0, p.stderr
+    (out / "report.html").unlink()
+    p = subprocess.run(run + ["report", str(out)], capture_output=True, text=True, timeout=180,
+                       env=env)
+    assert p.returncode == 0, p.stderr
+    bare = (out / "report.html").read_text(encoding="utf-8")
+XX
+    p = subprocess.run(run + ["report", str(out), "--data", str(data)], capture_output=True,
+                       text=True, timeout=180, env=env)
+    assert p.returncode == 0, p.stderr
+    full = (out / "report.html").read_text(encoding="utf-8")
+    assert "日本です" in full and "rougeL" in full
