@@ -128,7 +128,7 @@ def test_report_command_rebuilds_the_page_with_the_datasets_text(tmp_path):
                        env=env)
     assert p.returncode == 0, p.stderr
     bare = (out / "report.html").read_text(encoding="utf-8")
-XX
+    assert "日本です" not in bare  # results.jsonl holds a hash of the answer, not its text
     p = subprocess.run(run + ["report", str(out), "--data", str(data)], capture_output=True,
                        text=True, timeout=180, env=env)
     assert p.returncode == 0, p.stderr
