@@ -84,6 +84,12 @@ class SampleScorer:
     """A worker's models and context, loaded once; scores one whole sample per call."""
 
     def __init__(self, spec: WorkerSpec, cache: Any) -> None:
+        # Several scoring processes share the cores, each with its own llama.cpp
+        # OpenMP threads: threads that spin while idle would take the cores the
+        # working ones need, so workers wait passively (scripts/bench_openmp.py).
+        # libgomp reads this when llama_cpp is first imported, which happens
+        # below; a user's setting wins.
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         judge = (resolve_judge(spec.judge, cache, spec.judge_options)
                  if any(m.uses_judge for m in spec.metrics) else None)
         embedder = (resolve_embedder(spec.embedder, cache, spec.device)
