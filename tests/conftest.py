@@ -110,3 +110,16 @@ def smollm2():
         return resolve_model("demo", "judge")
     except Exception as e:  # noqa: BLE001 - report the set-up problem as a failure
         pytest.fail(f"the demo judge is not installed ({e}); run scripts/setup.sh test")
+
+
+@pytest.fixture(scope="session")
+def browser() -> str:
+    """Headless Chromium for the page tests; CI must have it (.ci/run installs it)."""
+    from localeval.testing import chromium_path
+
+    exe = chromium_path()
+    if exe is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is missing in CI: .ci/run installs it (apt-get install chromium)")
+        pytest.skip("chromium not installed (apt-get install chromium); CI runs this test")
+    return exe

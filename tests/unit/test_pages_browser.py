@@ -10,27 +10,14 @@ without Chromium it skips with the reason.
 from __future__ import annotations
 
 import json
-import os
 from html.parser import HTMLParser
 from pathlib import Path
 
-import pytest
-
 import localeval
 from localeval.agreement import compare, load_result_set, write_comparison
-from localeval.testing import chromium_path, headless_dom
+from localeval.testing import headless_dom
 
-CHROMIUM = chromium_path()
 EVIL = '<script>alert(1)</script><img src=x onerror=alert(2)>'
-
-
-@pytest.fixture(scope="module")
-def browser() -> str:
-    if CHROMIUM is None:
-        if os.environ.get("CI"):
-            pytest.fail("chromium is missing in CI: .ci/run installs it (apt-get install chromium)")
-        pytest.skip("chromium not installed (apt-get install chromium); CI runs this test")
-    return CHROMIUM
 
 
 class _Collect(HTMLParser):

@@ -9,7 +9,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import os
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -22,7 +21,7 @@ from localeval.report.histogram import histogram
 from localeval.report.html import render_html, write_html_report
 from localeval.report.view import build_view
 from localeval.results import read_run
-from localeval.testing import chromium_path, headless_dom
+from localeval.testing import headless_dom
 from localeval.report.markdown import summary_markdown, write_markdown_report
 
 EVIL_ANSWER = "<script>alert(1)</script> and <img src=x onerror=alert(2)>"
@@ -357,22 +356,12 @@ def test_read_run(tmp_path):
 
 # ----------------------------------------------------------------------- real browser
 
-CHROMIUM = chromium_path()
 
 
 def _chromium(url: str, profile: Path) -> tuple[str, list[str]]:
     """Load ``url`` headless; return the DOM after scripts ran and console lines.
     The report's script logs nothing, so any console line is a failure."""
     return headless_dom(url, profile)
-
-
-@pytest.fixture(scope="module")
-def browser() -> str:
-    if CHROMIUM is None:
-        if os.environ.get("CI"):
-            pytest.fail("chromium is missing in CI: .ci/run installs it (apt-get install chromium)")
-        pytest.skip("chromium not installed (apt-get install chromium); CI runs this test")
-    return CHROMIUM
 
 
 def test_report_runs_in_headless_chromium(browser, tmp_path):
