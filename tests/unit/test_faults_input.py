@@ -381,6 +381,16 @@ _DRIVER = ("import json, os, sys, localeval; "
            "from localeval.cli.app import main; sys.exit(main(sys.argv[1:]))")
 
 
+def _wait_for_first_result(proc: subprocess.Popen, out: Path, timeout: float = 300) -> None:
+    """Until the run in ``proc`` has written one results line to ``out`` (or has ended)."""
+    results = out / "results.jsonl"
+    deadline = time.time() + timeout
+    while time.time() < deadline and proc.poll() is None:
+        if results.exists() and results.read_text(encoding="utf-8").count("\n") >= 1:
+            return
+        time.sleep(0.05)
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_sigterm_like_sigint_keeps_finished_samples(sig, tiny_gguf, bias, tmp_path):
     from localeval.cli.app import example_path
@@ -394,12 +404,7 @@ def test_sigterm_like_sigint_keeps_finished_samples(sig, tiny_gguf, bias, tmp_pa
                              "faithfulness,mrr", "--judge", str(tiny_gguf), "--n-ctx", "4096",
                              "-o", str(out), "--quiet"], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
-    results = out / "results.jsonl"
-    deadline = time.time() + 300
-    while time.time() < deadline and proc.poll() is None:
-        if results.exists() and results.read_text(encoding="utf-8").count("\n") >= 1:
-            break
-        time.sleep(0.05)
+    _wait_for_first_result(proc, out)
     assert proc.poll() is None, "the run finished before the signal; test data too small"
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=120)
@@ -427,12 +432,7 @@ def test_second_real_run_while_the_first_is_scoring(tiny_gguf, bias, tmp_path):
                               "faithfulness,context_precision,mrr", "--judge", str(tiny_gguf),
                               "--n-ctx", "4096", "-o", str(out), "--quiet"], env=env,
                              stderr=subprocess.PIPE, text=True)
-    results = out / "results.jsonl"
-    deadline = time.time() + 300
-    while time.time() < deadline and first.poll() is None:
-        if results.exists() and results.read_text(encoding="utf-8").count("\n") >= 1:
-            break
-        time.sleep(0.05)
+    _wait_for_first_result(first, out)
     second = cli("run", str(b), "-m", "mrr", "-o", str(out), "--quiet")
     assert first.poll() is None, "run A finished before run B; test data too small"
     first.send_signal(signal.SIGINT)  # no need to wait for A's 30 samples
