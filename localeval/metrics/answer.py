@@ -206,7 +206,7 @@ class AnswerCorrectness(Metric):
         return [embed_text(sample.answer), embed_text(sample.reference)]
 
     def score(self, sample: Sample, ctx: Context) -> Score:
-        a_got, g_got = statements(ctx, sample, "answer"), statements(ctx, sample, "reference")
+        a_got, g_got = ctx.map(lambda t: statements(ctx, sample, t), ("answer", "reference"))
         a_st, g_st = a_got.statements, g_got.statements
         details: dict = {"answer_statements": a_st, "reference_statements": g_st,
                          "duplicates_merged": a_got.merged + g_got.merged}
@@ -274,7 +274,7 @@ class NoiseSensitivity(Metric):
             raise ValueError("mode must be 'relevant' or 'irrelevant'")
 
     def score(self, sample: Sample, ctx: Context) -> Score:
-        a_got, g_got = statements(ctx, sample, "answer"), statements(ctx, sample, "reference")
+        a_got, g_got = ctx.map(lambda t: statements(ctx, sample, t), ("answer", "reference"))
         a_st, g_st = a_got.statements, g_got.statements
         details: dict = {"answer_statements": a_st, "reference_statements": g_st,
                          "duplicates_merged": a_got.merged + g_got.merged}
@@ -287,14 +287,19 @@ class NoiseSensitivity(Metric):
             return Score.unscored("no retrieved contexts", **details)
         r2g_cols, r2a_cols = [], []
         per_context = []
+        # Every verdict call below is independent of the others: one batch when the judge allows.
+        asks: list[tuple[list[str], int | str]] = [
+            (st, k) for k in range(1, len(contexts) + 1) for st in (g_st, a_st)]
+        asks.append((a_st, "reference"))
+        got = ctx.map(lambda a: statement_verdicts(ctx, sample, "noise_verdicts", a[0],
+                                                   source=a[1]), asks)
         for k in range(1, len(contexts) + 1):
-            g_det, g_val = statement_verdicts(ctx, sample, "noise_verdicts", g_st, source=k)
-            a_det, a_val = statement_verdicts(ctx, sample, "noise_verdicts", a_st, source=k)
+            (g_det, g_val), (a_det, a_val) = got[2 * k - 2], got[2 * k - 1]
             r2g_cols.append(g_val)
             r2a_cols.append(a_val)
             per_context.append({"context": k, "reference_verdicts": g_det,
                                 "answer_verdicts": a_det})
-        ref_det, g2a = statement_verdicts(ctx, sample, "noise_verdicts", a_st, source="reference")
+        ref_det, g2a = got[-1]
         details.update(per_context=per_context, answer_vs_reference=ref_det)
         bad = [len(c) != len(g_st) for c in r2g_cols] + [len(c) != len(a_st) for c in r2a_cols]
         if any(bad) or len(g2a) != len(a_st):

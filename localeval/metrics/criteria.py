@@ -124,12 +124,17 @@ class AspectCritic(UserDefined):
         temperature = ctx.temperature if ctx.temperature > 0 else VOTE_TEMPERATURE
         votes: list[dict[str, Any]] = []
         errors: list[JudgeCallError] = []
-        for i in range(self.strictness):
+
+        def vote(i: int) -> Any:
             voter = dataclasses.replace(ctx, seed=ctx.seed + i, temperature=temperature)
             try:
-                out = voter.ask(self.step, CriterionVerdict, sample, definition=self.definition)
+                return voter.ask(self.step, CriterionVerdict, sample, definition=self.definition)
             except JudgeCallError as e:
-                errors.append(e)
+                return e
+
+        for out in ctx.map(vote, range(self.strictness)):  # independent votes
+            if isinstance(out, JudgeCallError):
+                errors.append(out)
                 continue
             votes.append({"verdict": out.output.verdict,  # type: ignore[attr-defined]
                           "reason": out.output.reason})  # type: ignore[attr-defined]

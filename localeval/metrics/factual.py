@@ -92,23 +92,34 @@ class FactualCorrectness(Metric):
         return merge_duplicates(reply.output.statements)  # type: ignore[attr-defined]
 
     def score(self, sample: Sample, ctx: Context) -> Score:
-        a_claims, merged = self.claims(ctx, sample, "answer")
+        # The answer's side and the reference's side are independent chains
+        # (claims, then verdicts): asked together when the judge batches.
+        sides = ["answer"] if self.mode == "precision" else ["answer", "reference"]
+        got = ctx.map(lambda side: self._side(ctx, sample, side), sides)
+        (a_claims, merged, a_verdicts, a_values) = got[0]
         details: dict[str, Any] = {"answer_claims": a_claims}
         tp = fp = fn = 0.0
         if a_claims:
-            verdicts, values = statement_verdicts(ctx, sample, "claim_verdicts", a_claims,
-                                                  soft=True, source="reference")
-            details["answer_vs_reference"] = verdicts
-            tp, fp = sum(values), sum(1.0 - v for v in values)
-        if self.mode != "precision":
-            r_claims, r_merged = self.claims(ctx, sample, "reference")
+            details["answer_vs_reference"] = a_verdicts
+            tp, fp = sum(a_values), sum(1.0 - v for v in a_values)
+        if len(got) > 1:
+            r_claims, r_merged, r_verdicts, r_values = got[1]
             merged += r_merged
             details["reference_claims"] = r_claims
             if r_claims:
-                verdicts, values = statement_verdicts(ctx, sample, "claim_verdicts", r_claims,
-                                                      soft=True, source="answer")
-                details["reference_vs_answer"] = verdicts
-                fn = sum(1.0 - v for v in values)
+                details["reference_vs_answer"] = r_verdicts
+                fn = sum(1.0 - v for v in r_values)
         raw = factual_score(tp, fp, fn, self.mode, self.beta)
         details.update(TP=tp, FP=fp, FN=fn, unrounded=raw, duplicates_merged=merged)
         return Score(float(np.round(raw, 2)), details=details)  # ragas rounds with numpy
+
+    def _side(self, ctx: Context, sample: Sample, side: Literal["answer", "reference"]
+              ) -> tuple[list[str], int, list[dict[str, Any]], list[float]]:
+        """One side's claims and their verdicts against the other side."""
+        claims, merged = self.claims(ctx, sample, side)
+        if not claims:
+            return claims, merged, [], []
+        verdicts, values = statement_verdicts(
+            ctx, sample, "claim_verdicts", claims, soft=True,
+            source="reference" if side == "answer" else "answer")
+        return claims, merged, verdicts, values

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence, TypeVar
 
 import numpy as np
 from pydantic import BaseModel
@@ -21,6 +23,9 @@ from localeval.judge import Judge, JudgeReply, JudgeRequest, Usage
 from localeval.types import Sample
 
 __all__ = ["Context", "NoJudge", "NoEmbedder", "COPIED_EXAMPLE"]
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 #: The unscored reason when a judge copies the prompt's example even without it.
 COPIED_EXAMPLE = "judge copied the prompt's example"
@@ -49,6 +54,14 @@ class Context:
     sample reuse the KV prefix), sends it to the judge and memoises the reply
     for the current sample: the answer's statements are extracted once and
     reused by faithfulness, answer_correctness and noise_sensitivity.
+
+    ``fanout`` is how many of one sample's calls may be in flight at once.
+    At 1 (a judge that serves one call at a time) everything runs in the
+    caller's thread, call after call. Above 1 (a batched in-process judge or
+    a pool of servers) ``map`` runs independent calls in threads, so a
+    sample's per-context verdicts, its metrics and the next steps of other
+    samples share one batch; the memo then also makes a second asker of the
+    same step wait for the first one's reply instead of asking again.
     """
 
     judge: Judge | None = None
@@ -61,11 +74,34 @@ class Context:
     prompt_versions: dict[str, str] = field(default_factory=dict)
     #: Check every reply against the prompt's few-shot example (see ``ask``).
     copy_check: bool = True
-    _memo: dict[str, JudgeReply | JudgeCallError] = field(default_factory=dict, repr=False)
+    fanout: int = 1
+    _memo: dict[str, Future] = field(default_factory=dict, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def begin_sample(self) -> None:
         """Forget memoised replies; the runner calls this between samples."""
-        self._memo.clear()
+        with self._lock:
+            self._memo.clear()
+
+    def map(self, fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
+        """``[fn(x) for x in items]``; in up to ``fanout`` threads when the judge allows.
+
+        Results come back in order, and the first exception in item order is
+        raised, so a metric scores the same either way. With fan-out the calls
+        after a failing one are still made (and counted in usage).
+        """
+        items = list(items)
+        if self.fanout <= 1 or len(items) <= 1:
+            return [fn(x) for x in items]
+        with ThreadPoolExecutor(max_workers=min(self.fanout, len(items)),
+                                thread_name_prefix="localeval-step") as ex:
+            futures = [ex.submit(fn, x) for x in items]
+        return [f.result() for f in futures]
+
+    def add_usage(self, usage: Usage) -> None:
+        """Count a call's usage (thread-safe: calls of one sample may run at once)."""
+        with self._lock:
+            self.usage.add(usage)
 
     def ask(self, step: str, schema: type[BaseModel], sample: Sample, *,
             prob_field: str | None = None, **inputs: Any) -> JudgeReply:
@@ -88,21 +124,49 @@ class Context:
         mkey = hashlib.sha256(json.dumps([step, lang, sample.to_dict(), inputs, prob_field,
                                           self.seed, self.temperature], ensure_ascii=False,
                                          sort_keys=True, default=str).encode()).hexdigest()
-        if mkey in self._memo:
-            hit = self._memo[mkey]
+        while True:
+            with self._lock:
+                pending = self._memo.get(mkey)
+                if pending is None:
+                    mine: Future = Future()
+                    self._memo[mkey] = mine
+            if pending is None:
+                break
+            # Another metric of this sample asked the same step: its reply is ours.
+            hit = pending.result()
             if isinstance(hit, JudgeCallError):
                 raise hit
-            return hit
+            if hit is not None:
+                return hit
+            # None: that call failed without a verdict; ask again ourselves.
+        try:
+            reply = self._checked(step, schema, sample, lang, prob_field, inputs)
+        except BaseException:
+            # No verdict (the judge failed): a waiter asks again, as it would in sequence.
+            with self._lock:
+                self._memo.pop(mkey, None)
+            mine.set_result(None)
+            raise
+        mine.set_result(reply)  # a reply, or the copied-example error: both are final
+        if isinstance(reply, JudgeCallError):
+            raise reply
+        return reply
+
+    def _checked(self, step: str, schema: type[BaseModel], sample: Sample, lang: str,
+                 prob_field: str | None, inputs: dict[str, Any]) -> JudgeReply | JudgeCallError:
+        """The reply, asked again without the example when the first one copied it.
+
+        Returns (does not raise) ``COPIED_EXAMPLE`` when the second reply copies too.
+        """
+        import localeval.prompts as prompting
+
         reply = self._send(step, schema, sample, lang, prob_field, inputs, examples=True)
         if self.copy_check and prompting.find_copies(reply.output, step, sample, lang=lang, **inputs):
-            self.usage.copied_calls += 1
+            self.add_usage(Usage(copied_calls=1))
             reply = self._send(step, schema, sample, lang, prob_field, inputs, examples=False)
             if prompting.find_copies(reply.output, step, sample, lang=lang, **inputs):
-                self.usage.copy_failures += 1
-                err = JudgeCallError(COPIED_EXAMPLE)
-                self._memo[mkey] = err
-                raise err
-        self._memo[mkey] = reply
+                self.add_usage(Usage(copy_failures=1))
+                return JudgeCallError(COPIED_EXAMPLE)
         return reply
 
     def _send(self, step: str, schema: type[BaseModel], sample: Sample, lang: str,
@@ -110,7 +174,8 @@ class Context:
         import localeval.prompts as prompting
 
         messages, version = prompting.render(step, sample, lang=lang, examples=examples, **inputs)
-        self.prompt_versions[step] = version
+        with self._lock:
+            self.prompt_versions[step] = version
         req = JudgeRequest(step=step, messages=tuple(messages), schema=schema, seed=self.seed,
                            temperature=self.temperature, prob_field=prob_field,
                            sample=sample, inputs=dict(inputs))
@@ -118,9 +183,9 @@ class Context:
             reply = self.judge.ask(req)  # type: ignore[union-attr]
         except JudgeCallError as e:
             # A failed call still cost a call (and its tokens, when the judge says so).
-            self.usage.add(getattr(e, "usage", None) or Usage(calls=1))
+            self.add_usage(getattr(e, "usage", None) or Usage(calls=1))
             raise
-        self.usage.add(reply.usage)
+        self.add_usage(reply.usage)
         return reply
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:

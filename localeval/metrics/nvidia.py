@@ -31,14 +31,15 @@ def dual_judge(ctx: Context, sample: Sample, step: str, schema: type[BaseModel],
 
     Symmetric fallback: one failed judge call leaves the other's rating.
     """
-    ratings: list[int | None] = []
-    errors: list[JudgeCallError] = []
-    for i in (1, 2):
+    def rate(i: int) -> int | JudgeCallError:
         try:
-            ratings.append(ctx.ask(f"{step}_{i}", schema, sample).output.rating)  # type: ignore[attr-defined]
+            return ctx.ask(f"{step}_{i}", schema, sample).output.rating  # type: ignore[attr-defined]
         except JudgeCallError as e:
-            ratings.append(None)
-            errors.append(e)
+            return e
+
+    got_or_failed = ctx.map(rate, (1, 2))  # the two judges are independent
+    ratings = [r if isinstance(r, int) else None for r in got_or_failed]
+    errors = [r for r in got_or_failed if isinstance(r, JudgeCallError)]
     got = [r / scale for r in ratings if r is not None]
     if not got:
         raise errors[0]

@@ -50,8 +50,11 @@ class _RankedUsefulness(Metric):
         contexts = sample.contexts or []
         verdicts: list[dict] = []
         values: list[float] = []
-        for k in range(1, len(contexts) + 1):
-            reply = ctx.ask(self.step, ContextVerdict, sample, prob_field="verdict", k=k)
+        # The contexts' verdicts are independent: asked together when the judge batches.
+        replies = ctx.map(lambda k: ctx.ask(self.step, ContextVerdict, sample,
+                                            prob_field="verdict", k=k),
+                          range(1, len(contexts) + 1))
+        for k, reply in enumerate(replies, start=1):
             out = reply.output
             value = verdict_values([out.verdict], reply.probs)[0]  # type: ignore[attr-defined]
             d = {"context": k, "reason": out.reason, "verdict": out.verdict}  # type: ignore[attr-defined]

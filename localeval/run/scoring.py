@@ -41,10 +41,18 @@ def score_sample(s: Sample, model_metrics: Sequence[Metric], ctx: Context, repea
     Steps whose prompt does not start with the sample block (answer_relevancy
     must not see the question it is to regenerate) go first: the change of
     sample breaks the prefix then anyway, so they cost no reuse.
+
+    With ``ctx.fanout > 1`` (a judge that serves several calls at once) the
+    metrics run side by side in threads, so their independent calls join one
+    batch; the scores are the same, since each call's reply is. Repeats change
+    ``ctx.seed`` between rounds, so with ``repeats > 1`` metrics go one by one.
     """
     ctx.begin_sample()
     ordered = sorted(model_metrics, key=lambda m: getattr(m, "shares_sample_prefix", True))
-    return {m.key: _observed(m, s, ctx, repeats, observer) for m in ordered}
+    if repeats > 1:
+        return {m.key: _observed(m, s, ctx, repeats, observer) for m in ordered}
+    scores = ctx.map(lambda m: _observed(m, s, ctx, repeats, observer), ordered)
+    return {m.key: sc for m, sc in zip(ordered, scores)}
 
 
 def _observed(m: Metric, s: Sample, ctx: Context, repeats: int,

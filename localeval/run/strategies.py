@@ -16,7 +16,7 @@ from localeval.run.wiring import open_cache
 from localeval.run.workers import SampleScorer, ScoredSample, WorkerSpec
 from localeval.types import Sample, Score
 
-__all__ = ["score_stream", "pool_capacity"]
+__all__ = ["score_stream", "pool_capacity", "samples_in_flight"]
 
 
 def score_stream(samples: Sequence[Sample], metrics: Sequence[Metric], ctx: Context,
@@ -91,22 +91,46 @@ def pool_capacity(judge: Any) -> int:
     return int(inner.capacity) if isinstance(inner, (JudgePool, LlamaJudge)) else 1
 
 
+def samples_in_flight(capacity: int, n_metrics: int) -> int:
+    """Samples scored at once for a judge serving ``capacity`` calls at once.
+
+    One sample's metrics, per-context verdicts and statement checks offer
+    about ``2 x metrics`` calls at its first wave and fewer later, so
+    ``capacity / 4`` samples (at least 2) keep the slots full with a queue
+    behind them; a single metric gives fewer calls per sample, so then one
+    sample per slot, as before fan-out.
+    """
+    if capacity <= 1:
+        return 1
+    if n_metrics <= 1:
+        return capacity
+    return max(2, -(-capacity // 4))
+
+
 def threaded_stream(samples: Sequence[Sample], metrics: Sequence[Metric], ctx: Context,
                     repeats: int, threads: int,
                     observer: MetricObserver | None = None) -> Iterator[dict[str, Score]]:
-    """Score up to ``threads`` samples at once, each with its own Context; yield in order.
+    """Score samples at once, each with its own Context; yield in order.
 
-    The runner is sequential per sample, so one sample keeps one server busy;
-    a pool of servers needs samples in flight. Usage and prompt versions are
+    ``threads`` is the calls the judge serves at once: a pool of servers, or
+    the sequences of a batched in-process judge. Each sample's independent
+    calls go out together (``fanout``), and ``samples_in_flight`` samples run
+    at once. Usage and prompt versions are
     merged into ``ctx`` in input order, so the summary equals a sequential run's.
     """
     from concurrent.futures import Future, ThreadPoolExecutor
 
+    capacity = threads
+
     def one(s: Sample) -> tuple[dict[str, Score], Context]:
         c = Context(judge=ctx.judge, embedder=ctx.embedder, lang=ctx.lang, seed=ctx.seed,
-                    temperature=ctx.temperature, verdicts=ctx.verdicts)
+                    temperature=ctx.temperature, verdicts=ctx.verdicts, fanout=capacity)
         return score_sample(s, metrics, c, repeats, observer), c
 
+    # A sample fans its independent calls out (``Context.fanout``), so a few
+    # samples keep every slot busy; more would only spread the judge's KV
+    # cache over more prefixes. Twice that are queued, ready to start.
+    threads = samples_in_flight(threads, len(metrics))
     window = 2 * threads
     with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="localeval-judge") as ex:
         pending: list[Future[tuple[dict[str, Score], Context]]] = []

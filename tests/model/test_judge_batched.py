@@ -13,6 +13,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -185,3 +186,29 @@ def test_cli_parallel_option(tiny_gguf, bias, tmp_path):
         assert p.returncode == 0, p.stderr
         outs.append((tmp_path / f"o{n}" / "results.jsonl").read_text(encoding="utf-8"))
     assert outs[0] == outs[1] and outs[0].count("\n") == 3
+
+
+def test_calls_arriving_together_evaluate_their_shared_prefix_once(tiny_gguf):
+    """A sample's fanned-out calls share its prefix: the first evaluates it, the rest copy it."""
+    j = LlamaJudge(tiny_gguf, n_threads=2, n_ctx=2048, parallel=4)
+    try:
+        base = j.prompt_tokens(msgs(5))
+        filler = (base * 4)[:300]  # the sample block every step repeats
+        prompts = [filler + base[: 10 + 7 * i] for i in range(4)]
+        shared = common_prefix(prompts[0], prompts[1])
+        assert shared >= 300
+        start = threading.Barrier(4)
+
+        def call(p):
+            start.wait()
+            return j.generate(p, None, 4)
+
+        with ThreadPoolExecutor(4) as ex:
+            gens = list(ex.map(call, prompts))
+        evaluated = sum(g.prompt_tokens - g.reused_tokens for g in gens)
+        suffixes = sum(len(p) - shared for p in prompts)
+        # Without waiting for the first prompt, each call evaluates the prefix: ~4 x 300.
+        assert evaluated <= shared + suffixes + 4, (evaluated, shared, suffixes)
+        assert sum(g.reused_tokens >= shared - 1 for g in gens) == 3
+    finally:
+        j.close()

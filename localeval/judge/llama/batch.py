@@ -175,11 +175,15 @@ class BatchEngine:
     def _admit(self) -> list[_Job]:
         """Put queued calls into free slots, their KV prefix reused or copied."""
         admitted: list[_Job] = []
+        later: list[_Job] = []
         while self._queue:
             free = [s for s in self._slots if s.job is None]
             if not free:
                 break
             job = self._queue.popleft()
+            if self._should_wait(job, admitted):
+                later.append(job)
+                continue
             self._clock += 1
             limit = len(job.prompt) - 1  # the last token is evaluated for its logits
             # A thread keeps its slot: its calls then find the KV cache just as a
@@ -210,7 +214,31 @@ class BatchEngine:
             slot.job = job
             slot.last_used = self._clock
             admitted.append(job)
+        self._queue.extendleft(reversed(later))  # still first in line, in their order
         return admitted
+
+    def _should_wait(self, job: _Job, admitted: list[_Job]) -> bool:
+        """Whether ``job`` should wait for a prompt now being evaluated in another slot.
+
+        A sample's calls arrive together and share its long prefix (system
+        text, the sample, often the step's instruction and example). Started
+        at once, each would evaluate that prefix itself; waiting until the
+        first one has it in its slot lets the others copy it instead
+        (``FORK_MIN`` tokens or more saved). On a CPU prompt evaluation is
+        compute-bound, so the wait costs nothing that evaluating it again would
+        not cost more. Never waits on a prefix that is already cached.
+        """
+        limit = len(job.prompt) - 1
+        cached = max((min(common_prefix(s.tokens, job.prompt), limit) for s in self._slots
+                      if s.job is None or s.job not in admitted), default=0)
+        for s in self._slots:
+            other = s.job
+            if other is None or other.generating:
+                continue
+            coming = min(common_prefix(other.prompt, job.prompt), limit)
+            if coming >= cached + FORK_MIN:
+                return True
+        return False
 
     def _start(self, job: _Job) -> None:
         if not job.logits_only:
