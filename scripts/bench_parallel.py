@@ -143,7 +143,7 @@ def run_parallel(path: Path, samples: Sequence[Any], metrics: Sequence[str],
         res = evaluate(list(samples), ",".join(metrics), judge=judge, embedder=embedder,
                        cache=False, out_dir=None, progress=False, judge_check=False)
         wall = time.perf_counter() - t0
-        engine = judge._engine
+        stats = judge.batch_stats
         judge.close()
         u = res.summary.get("usage") or {}
         scores = [{k: (v.value, v.reason) for k, v in sc.items()} for sc in res.scores]
@@ -162,9 +162,14 @@ def run_parallel(path: Path, samples: Sequence[Any], metrics: Sequence[str],
                "floor_batched_s": round(floor_b, 1), "wall_over_floor": round(wall / floor_b, 2),
                "floor_sequential_s": round(floor_s, 1),
                "scores_identical_to_n1": same, "load_avg_1m": round(load, 1),
-               "decodes": getattr(engine, "decodes", None),
-               "tokens_per_decode": (round(engine.batch_tokens / engine.decodes, 2)
-                                     if engine is not None and engine.decodes else None)}
+               # Where the decode thread's time went: llama_decode of prompts and of
+               # generated tokens, and the per-token Python work after it (grammar check,
+               # UTF-8 check, pick) that the next decode waits on.
+               "engine": stats,
+               "tokens_per_decode": (round(stats["batch_tokens"] / stats["decodes"], 2)
+                                     if stats and stats["decodes"] else None),
+               "rows_per_generation_decode": (round(stats["gen_rows"] / stats["gen_decodes"], 2)
+                                              if stats and stats["gen_decodes"] else None)}
         rows.append(row)
         print(json.dumps(row), flush=True)
     t1 = rows[0]["wall_s"] if rows and rows[0]["parallel"] == 1 else None
@@ -194,7 +199,8 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
                     "(N=1 first: the sequential reference)")
     ap.add_argument("--parallel-metrics", default="context_precision,context_recall,"
                     "nv_answer_accuracy,faithfulness",
-                    help="judge metrics of the parallel sweep (default: %(default)s)")
+                    help="judge metrics of the parallel sweep; 'suite' (bench_suite.py): "
+                    "every judge metric (default: %(default)s)")
     ap.add_argument("--n-ctx", type=int, default=4096,
                     help="judge context per sequence in the sweep (default: %(default)s)")
     ap.add_argument("--floor-prefix", type=int, default=600,

@@ -58,8 +58,9 @@ def _add_run_options(r: argparse.ArgumentParser) -> None:
     g.add_argument("--repeats", type=positive_int, default=1, help="run judge metrics K times with "
                    "different seeds and report the spread")
     g.add_argument("--parallel", type=int, metavar="N",
-                   help="judge calls an in-process judge decodes together, one sample each "
-                        "(default: from the hardware; 1: one at a time)")
+                   help="judge calls an in-process judge decodes together: a sample's "
+                        "independent calls and the next samples' (default: from the "
+                        "hardware; 1: one at a time)")
     g.add_argument("--no-judge-check", action="store_true",
                    help="skip the judge self-test on known-answer pairs before the first "
                         "judge call (it is cached: a judge is tested once)")

@@ -81,8 +81,10 @@ def evaluate(
     loading its own judge (give the judge as a path, name or URL).
     ``ray``: a Ray address ("auto" or True: the running cluster, else a local
     one) to score samples on ``ray_actors`` Ray actors instead (see
-    docs/scale-out.md). A judge that is a ``JudgePool`` (several URLs) scores
-    ``pool.capacity`` samples at once in threads. ``observer`` (a
+    docs/scale-out.md). A judge that serves several calls at once (a ``JudgePool``,
+    or a ``LlamaJudge`` with ``parallel`` > 1) gets each sample's independent
+    calls together and a few samples at once, in threads
+    (``run.strategies.threaded_stream``). ``observer`` (a
     ``MetricObserver``) is told when each model metric of each sample starts
     and finishes, with its wall time: for benchmarks and judge-call
     attribution; it needs the samples scored in this process (not with

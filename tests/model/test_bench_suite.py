@@ -148,10 +148,10 @@ def test_no_shared_statements_asks_again_and_restores(bench):
 
 def test_statement_inputs_for_ragas_fall_back_to_sentences(bench):
     s = SimpleNamespace(answer="One fact. Another fact.", reference="Ref.")
-    a, g = bench._statements_for({"answer_correctness": {"answer_statements": ["x"],
+    a, g = bench.statements_for({"answer_correctness": {"answer_statements": ["x"],
                                                          "reference_statements": ["y"]}}, s)
     assert (a, g) == (["x"], ["y"])
-    a, g = bench._statements_for({}, s)
+    a, g = bench.statements_for({}, s)
     assert a == ["One fact.", "Another fact."] and g == ["Ref."]
 
 

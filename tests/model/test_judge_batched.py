@@ -78,7 +78,7 @@ def both(path, groups, **kw):
         assert par.capacity == len(groups) and par.fingerprint == seq.fingerprint
         with ThreadPoolExecutor(len(groups)) as ex:
             b = list(ex.map(lambda g: [par.ask(r) for r in g], groups))
-        decodes, tokens = par._engine.decodes, par._engine.batch_tokens
+        decodes, tokens = par.batch_stats["decodes"], par.batch_stats["batch_tokens"]
     finally:
         par.close()
     return [x for g in a for x in g], [y for g in b for y in g], decodes, tokens
@@ -210,5 +210,11 @@ def test_calls_arriving_together_evaluate_their_shared_prefix_once(tiny_gguf):
         # Without waiting for the first prompt, each call evaluates the prefix: ~4 x 300.
         assert evaluated <= shared + suffixes + 4, (evaluated, shared, suffixes)
         assert sum(g.reused_tokens >= shared - 1 for g in gens) == 3
+        st = j.batch_stats
+        # The engine's own accounting agrees with the calls': every prompt token it
+        # decoded is one a call evaluated; the three later calls copied the prefix.
+        assert st["prompt_tokens"] == evaluated and st["copies"] >= 3 and st["waits"] >= 1
+        assert st["gen_rows"] >= st["gen_decodes"] > 0 and st["step_seconds"] > 0
+        assert st["decodes"] == st["gen_decodes"] + st["prompt_decodes"]
     finally:
         j.close()

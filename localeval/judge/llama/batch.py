@@ -45,7 +45,7 @@ import numpy as np
 from localeval.errors import JudgeCallError
 from localeval.judge.llama.sampler import Decoding, Generation
 
-__all__ = ["BatchEngine", "common_prefix"]
+__all__ = ["BatchEngine", "EngineStats", "common_prefix"]
 
 #: Copy another slot's cache only when it saves at least this many prompt tokens.
 FORK_MIN = 64
@@ -58,6 +58,25 @@ def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
         return 0
     diff = np.flatnonzero(np.asarray(a[:m], dtype=np.int64) != np.asarray(b[:m], dtype=np.int64))
     return int(diff[0]) if diff.size else m
+
+
+@dataclass
+class EngineStats:
+    """Counters of the decode thread: what it decoded, copied and computed in Python."""
+
+    gen_decodes: int = 0  # decodes of generated tokens (one per live sequence)
+    gen_rows: int = 0
+    gen_seconds: float = 0.0
+    prompt_decodes: int = 0  # decodes of prompt chunks
+    prompt_tokens: int = 0
+    prompt_seconds: float = 0.0
+    copies: int = 0  # KV streams copied from another slot (a shared prefix)
+    copy_seconds: float = 0.0
+    waits: int = 0  # admissions put off until a shared prefix was evaluated
+    step_seconds: float = 0.0  # per-token Python work after decodes (grammar, UTF-8, pick)
+
+    def to_dict(self) -> dict[str, float]:
+        return {k: round(v, 3) if isinstance(v, float) else v for k, v in vars(self).items()}
 
 
 @dataclass
@@ -117,6 +136,8 @@ class BatchEngine:
         self.decodes = 0
         self.batch_tokens = 0
         self.decode_seconds = 0.0
+        #: where the decode thread's time goes, for the benchmark (``scripts/bench_parallel.py``)
+        self.stats = EngineStats()
         self._thread = threading.Thread(target=self._run, name="localeval-decode", daemon=True)
         self._thread.start()
 
@@ -182,6 +203,7 @@ class BatchEngine:
                 break
             job = self._queue.popleft()
             if self._should_wait(job, admitted):
+                self.stats.waits += 1
                 later.append(job)
                 continue
             self._clock += 1
@@ -201,8 +223,11 @@ class BatchEngine:
             mem, lc = self._mem, self._lc
             if src is not slot and shared >= keep + FORK_MIN:
                 # Separate KV streams: the whole stream is copied, then cut back.
+                t0 = time.perf_counter()
                 lc.llama_memory_seq_rm(mem, slot.seq_id, -1, -1)
                 lc.llama_memory_seq_cp(mem, src.seq_id, slot.seq_id, -1, -1)
+                self.stats.copies += 1
+                self.stats.copy_seconds += time.perf_counter() - t0
                 slot.tokens = list(src.tokens)
                 keep = shared
             if not lc.llama_memory_seq_rm(mem, slot.seq_id, keep, -1):
@@ -249,22 +274,29 @@ class BatchEngine:
                 self._fail(slot, e)
 
     def _step(self) -> None:
-        """One decode of every generating sequence's next token, then one prompt chunk.
+        """A prompt chunk of every slot still evaluating its prompt, then one decode of
+        every generating sequence's next token.
+
+        Prompts first: a decode of a few generated tokens costs nearly what one
+        of sixteen costs (on a CPU, two rows cost more than one), so every
+        sequence that can join the next generation step should have its
+        prompt in the cache by then; evaluating one prompt per step instead left
+        most generation decodes with a few rows.
 
         Prompt suffixes are decoded alone, in the chunks the sequential loop
         uses (``n_batch`` tokens from the first one not in the cache): llama.cpp
         splits a batch that mixes sequences into equal per-sequence micro-batches,
         and a prompt cut into other pieces can come out different in the last bits.
         """
+        waiting = [s for s in self._live() if s.job is not None and not s.job.generating]
+        for slot in sorted(waiting, key=lambda s: s.last_used):
+            if slot.job is not None and not slot.job.generating:  # not failed meanwhile
+                self._decode([(slot, slot.job.todo[: self.n_batch])], prompt=True)
         gen = [s for s in self._live() if s.job is not None and s.job.generating]
         if gen:
-            self._decode([(s, s.job.todo[:1]) for s in gen])  # type: ignore[union-attr]
-        waiting = [s for s in self._live() if s.job is not None and not s.job.generating]
-        if waiting:
-            slot = min(waiting, key=lambda s: s.last_used)
-            self._decode([(slot, slot.job.todo[: self.n_batch])])  # type: ignore[union-attr]
+            self._decode([(s, s.job.todo[:1]) for s in gen], prompt=False)  # type: ignore[union-attr]
 
-    def _decode(self, parts: list[tuple[_Slot, list[int]]]) -> None:
+    def _decode(self, parts: list[tuple[_Slot, list[int]]], *, prompt: bool) -> None:
         """One ``llama_decode`` of ``parts`` (slot, its next tokens), then one pick per sequence."""
         b, n = self._batch, 0
         rows: list[tuple[_Slot, int, list[int]]] = []
@@ -289,12 +321,28 @@ class BatchEngine:
         b.n_tokens = n
         t0 = time.perf_counter()
         ret = self._lc.llama_decode(self._ctx, b)
-        self.decode_seconds += time.perf_counter() - t0
+        took_s = time.perf_counter() - t0
+        self.decode_seconds += took_s
         self.decodes += 1
         self.batch_tokens += n
+        st = self.stats
+        if prompt:
+            st.prompt_decodes, st.prompt_tokens = st.prompt_decodes + 1, st.prompt_tokens + n
+            st.prompt_seconds += took_s
+        else:
+            st.gen_decodes, st.gen_rows = st.gen_decodes + 1, st.gen_rows + n
+            st.gen_seconds += took_s
         if ret != 0:
             raise JudgeCallError(f"llama.cpp failed during batched generation (llama_decode "
                                  f"returned {ret})")
+        t1 = time.perf_counter()
+        try:
+            self._after_decode(rows)
+        finally:
+            st.step_seconds += time.perf_counter() - t1
+
+    def _after_decode(self, rows: list[tuple[_Slot, int, list[int]]]) -> None:
+        """Advance each decoded sequence: record its tokens, pick its next token or finish."""
         for slot, row, took in rows:
             job = slot.job
             assert job is not None

@@ -139,6 +139,16 @@ class LlamaJudge(ChatTemplate, VerdictProbabilities, TokenSampler):
         """Calls this judge serves at once (the run scores that many samples in threads)."""
         return self.parallel
 
+    @property
+    def batch_stats(self) -> dict[str, float] | None:
+        """The batched engine's counters (decodes, rows, copies, seconds by kind), or None
+        when calls are decoded one at a time: where a batched run's time went."""
+        if self._engine is None:
+            return None
+        st = self._engine.stats.to_dict()
+        st.update(decodes=self._engine.decodes, batch_tokens=self._engine.batch_tokens)
+        return st
+
     # -- identity -----------------------------------------------------------------
     def _fingerprint(self) -> str:
         import hashlib
