@@ -91,20 +91,26 @@ def pool_capacity(judge: Any) -> int:
     return int(inner.capacity) if isinstance(inner, (JudgePool, LlamaJudge)) else 1
 
 
-def samples_in_flight(capacity: int, n_metrics: int) -> int:
+def samples_in_flight(capacity: int, n_metrics: int, *, at_least: int = 2) -> int:
     """Samples scored at once for a judge serving ``capacity`` calls at once.
 
     One sample's metrics, per-context verdicts and statement checks offer
     about ``2 x metrics`` calls at its first wave and fewer later, so
-    ``capacity / 4`` samples (at least 2) keep the slots full with a queue
-    behind them; a single metric gives fewer calls per sample, so then one
-    sample per slot, as before fan-out.
+    ``capacity / 4`` samples (at least ``at_least``) keep the slots full with
+    a queue behind them; a single metric gives fewer calls per sample, so then
+    one sample per slot, as before fan-out.
+
+    ``at_least=1`` for the in-process batched judge: its slots hold KV
+    prefixes, and two samples sharing two to four slots evict each other's
+    prefix on every switch (SmolLM2 at ``--parallel 2``: 35 % more prompt
+    tokens evaluated, docs/performance.md), while one sample's own calls fill
+    them. Servers keep their prefixes apart, so a pool keeps two.
     """
     if capacity <= 1:
         return 1
     if n_metrics <= 1:
         return capacity
-    return max(2, -(-capacity // 4))
+    return max(at_least, -(-capacity // 4))
 
 
 def threaded_stream(samples: Sequence[Sample], metrics: Sequence[Metric], ctx: Context,
@@ -120,6 +126,8 @@ def threaded_stream(samples: Sequence[Sample], metrics: Sequence[Metric], ctx: C
     """
     from concurrent.futures import Future, ThreadPoolExecutor
 
+    from localeval.judge import LlamaJudge
+
     capacity = threads
 
     def one(s: Sample) -> tuple[dict[str, Score], Context]:
@@ -130,7 +138,8 @@ def threaded_stream(samples: Sequence[Sample], metrics: Sequence[Metric], ctx: C
     # A sample fans its independent calls out (``Context.fanout``), so a few
     # samples keep every slot busy; more would only spread the judge's KV
     # cache over more prefixes. Twice that are queued, ready to start.
-    threads = samples_in_flight(threads, len(metrics))
+    in_process = isinstance(getattr(ctx.judge, "judge", ctx.judge), LlamaJudge)
+    threads = samples_in_flight(threads, len(metrics), at_least=1 if in_process else 2)
     window = 2 * threads
     with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="localeval-judge") as ex:
         pending: list[Future[tuple[dict[str, Score], Context]]] = []

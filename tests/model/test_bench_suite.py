@@ -189,4 +189,10 @@ def test_parallel_sweep_measures_speedup_floor_and_identity(bench, tiny_gguf, tm
         assert r["speedup_vs_n1"] == pytest.approx(rows[0]["wall_s"] / r["wall_s"], rel=0.01)
     assert rows[1]["tokens_per_decode"] > 1  # two sequences shared decodes
     assert all(r["pp_tok_s"] > 0 and r["tgN_tok_s"] > 0 for r in rows)
+    for r in rows:  # the floor at the run's own shapes, and the fresh-prompt one beside it
+        shape = r["shape"]
+        assert shape["suffix"] * r["calls"] <= r["evaluated_prompt"] + r["calls"]
+        assert shape["gen_position"] >= shape["prefix"] + shape["suffix"] - 1
+        assert r["floor_batched_fresh_s"] > 0 and r["fresh_pp_tok_s"] > 0
+    assert rows[1]["rows_per_generation_decode"] > 1
     assert json.loads(out.read_text())["rows"] == rows

@@ -157,3 +157,5 @@ def test_samples_in_flight():
     assert samples_in_flight(16, 12) == 4
     assert samples_in_flight(3, 3) == 2
     assert samples_in_flight(8, 1) == 8
+    # The in-process judge: one sample fills two to four slots without evicting another's prefix.
+    assert [samples_in_flight(n, 12, at_least=1) for n in (2, 4, 7, 8, 16)] == [1, 1, 2, 2, 4]
