@@ -196,3 +196,26 @@ def test_parallel_sweep_measures_speedup_floor_and_identity(bench, tiny_gguf, tm
         assert r["floor_batched_fresh_s"] > 0 and r["fresh_pp_tok_s"] > 0
     assert rows[1]["rows_per_generation_decode"] > 1
     assert json.loads(out.read_text())["rows"] == rows
+
+
+def test_run_suite_counts_only_the_samples_calls(bench, tiny_gguf, bias, monkeypatch):
+    """The per-sample figures hold the sample's own judge calls: no judge self-test
+    before each sample (its probe calls were counted as the sample's once)."""
+    monkeypatch.setenv("LOCALEVAL_JUDGE_CHECK", "1")  # as a user's shell has it
+    from localeval.cli.example import example_path
+    from localeval.dataset import load_dataset
+    from localeval.embed import CachedEmbedder
+    from localeval.judge import LlamaJudge
+    from localeval.testing import HashEmbedder
+
+    sample = load_dataset(example_path()).samples[0]
+    judge = bench.MeteredJudge(LlamaJudge(tiny_gguf, n_threads=2, n_ctx=2048, logit_bias=bias))
+    try:
+        run = bench.run_suite([sample], judge, CachedEmbedder(HashEmbedder(), None),
+                              ["context_precision"], seed=0, verdicts="hard")
+    finally:
+        judge.inner.close()
+    steps = [r.step for r in judge.records]
+    assert steps == ["context_precision"] * len(sample.contexts), steps
+    assert {r.sample for r in judge.records} == {sample.id}
+    assert run["scores"][sample.id]["context_precision"] is not None

@@ -82,10 +82,13 @@ def default_parallel(n_gpu_layers: int = -1) -> int:
     """Sequences ``localeval run`` decodes together when ``--parallel`` is not given.
 
     On a GPU, decoding 8 sequences costs little more than one (the weights
-    are read once per step), so 8. On a CPU batching gained 1.3-2.0x at 8
-    sequences on 2 shared cores (docs/performance.md), but every sequence
-    adds a KV stream of ``n_ctx`` tokens (8 x 8192 tokens: 0.8 GB for a 0.5B
-    model, several GB for 7B), so small machines keep one sequence unless
+    are read once per step), so 8. On a CPU a decode of two or more tokens
+    takes llama.cpp's matrix-matrix path, which on 2 cores costs more than
+    decoding them one by one below about 8 rows; with the full suite, batching
+    gained 1.1x (SmolLM2) to 1.2-1.4x (a 0.5B shape) at 8-16 sequences, and
+    2-4 sequences were slower than one (docs/performance.md). Every sequence
+    also adds a KV stream of ``n_ctx`` tokens (8 x 8192 tokens: 0.8 GB for a
+    0.5B model, several GB for 7B). So small machines keep one sequence unless
     asked, and machines with 8+ cores get 8.
     """
     import llama_cpp
