@@ -51,7 +51,7 @@ PHASES: list[tuple[str, str, str]] = [
     ("load + validate", "localeval.run.runner", "load_dataset"),
     ("summary (all)", "localeval.run.runner", "build_summary"),
     ("  bootstrap CIs", "localeval.report.summary", "bootstrap_cis"),
-    ("reports (all)", "localeval.run.runner", "_write_reports"),
+    ("reports (all)", "localeval.run.runner", "write_reports"),
     ("  report.html", "localeval.report.html", "write_html_report"),
     ("  summary.md", "localeval.report.markdown", "write_markdown_report"),
 ]
