@@ -59,8 +59,9 @@ def _add_run_options(r: argparse.ArgumentParser) -> None:
                    "different seeds and report the spread")
     g.add_argument("--parallel", type=int, metavar="N",
                    help="judge calls an in-process judge decodes together: a sample's "
-                        "independent calls and the next samples' (default: from the "
-                        "hardware; 1: one at a time)")
+                        "independent calls and the next samples' (default: 8 with a GPU or "
+                        "8+ cores, else 1; on a CPU it pays from about 8, see "
+                        "docs/performance.md)")
     g.add_argument("--no-judge-check", action="store_true",
                    help="skip the judge self-test on known-answer pairs before the first "
                         "judge call (it is cached: a judge is tested once)")

@@ -218,3 +218,23 @@ def test_calls_arriving_together_evaluate_their_shared_prefix_once(tiny_gguf):
         assert st["decodes"] == st["gen_decodes"] + st["prompt_decodes"]
     finally:
         j.close()
+
+
+def test_two_slots_do_not_evict_each_others_prefix(tiny_gguf, bias, tmp_path):
+    """Below 8 slots the in-process judge scores one sample at a time (its calls fan out):
+    two samples in two slots would evaluate each other's sample block again on every switch."""
+    data = tmp_path / "four.jsonl"
+    data.write_text("\n".join(example_path().read_text(encoding="utf-8").splitlines()[:4])
+                    + "\n", encoding="utf-8")
+    evaluated = {}
+    for n in (1, 2):
+        judge = LlamaJudge(tiny_gguf, n_threads=2, n_ctx=2048, logit_bias=bias, parallel=n)
+        try:
+            res = localeval.evaluate(data, "context_precision,nv_answer_accuracy,faithfulness",
+                                     judge=judge, embedder=False, cache=False, progress=False,
+                                     judge_check=False)
+        finally:
+            judge.close()
+        u = res.summary["usage"]
+        evaluated[n] = u["prompt_tokens"] - u["reused_tokens"]
+    assert evaluated[2] <= 1.05 * evaluated[1], evaluated
