@@ -197,7 +197,7 @@ def run_parallel(path: Path, samples: Sequence[Any], metrics: Sequence[str],
         floor_b = evaluated / pp_run + gen / tg_run[n]
         floor_s = evaluated / pp_run + gen / tg_run[1]
         floor_fresh = evaluated / pp + gen / tg[n]
-        row = {"parallel": n, "wall_s": round(wall, 1), "pp_tok_s": round(pp_run, 1),
+        row = {"parallel": n, "wall_s": round(wall, 2), "pp_tok_s": round(pp_run, 1),
                "tg1_tok_s": round(tg_run[1], 1), "tgN_tok_s": round(tg_run[n], 1),
                "shape": shape, "fresh_pp_tok_s": round(pp, 1),
                "fresh_tg1_tok_s": round(tg[1], 1), "fresh_tgN_tok_s": round(tg[n], 1),
