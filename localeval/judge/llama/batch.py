@@ -76,7 +76,12 @@ class EngineStats:
     step_seconds: float = 0.0  # per-token Python work after decodes (grammar, UTF-8, pick)
 
     def to_dict(self) -> dict[str, float]:
-        return {k: round(v, 3) if isinstance(v, float) else v for k, v in vars(self).items()}
+        """The counters, plus the totals over both kinds of decode."""
+        out = {k: round(v, 3) if isinstance(v, float) else v for k, v in vars(self).items()}
+        out.update(decodes=self.gen_decodes + self.prompt_decodes,
+                   batch_tokens=self.gen_rows + self.prompt_tokens,
+                   decode_seconds=round(self.gen_seconds + self.prompt_seconds, 3))
+        return out
 
 
 @dataclass
@@ -132,10 +137,6 @@ class BatchEngine:
         self._cond = threading.Condition()
         self._closed = False
         self._clock = 0
-        #: decode calls and tokens per decode, for the benchmark
-        self.decodes = 0
-        self.batch_tokens = 0
-        self.decode_seconds = 0.0
         #: where the decode thread's time goes, for the benchmark (``scripts/bench_parallel.py``)
         self.stats = EngineStats()
         self._thread = threading.Thread(target=self._run, name="localeval-decode", daemon=True)
@@ -288,9 +289,9 @@ class BatchEngine:
         splits a batch that mixes sequences into equal per-sequence micro-batches,
         and a prompt cut into other pieces can come out different in the last bits.
         """
-        waiting = [s for s in self._live() if s.job is not None and not s.job.generating]
-        for slot in sorted(waiting, key=lambda s: s.last_used):
-            if slot.job is not None and not slot.job.generating:  # not failed meanwhile
+        for slot in sorted(self._live(), key=lambda s: s.last_used):
+            # Checked here, not when listing: an earlier decode may have failed this slot.
+            if slot.job is not None and not slot.job.generating:
                 self._decode([(slot, slot.job.todo[: self.n_batch])], prompt=True)
         gen = [s for s in self._live() if s.job is not None and s.job.generating]
         if gen:
@@ -322,9 +323,6 @@ class BatchEngine:
         t0 = time.perf_counter()
         ret = self._lc.llama_decode(self._ctx, b)
         took_s = time.perf_counter() - t0
-        self.decode_seconds += took_s
-        self.decodes += 1
-        self.batch_tokens += n
         st = self.stats
         if prompt:
             st.prompt_decodes, st.prompt_tokens = st.prompt_decodes + 1, st.prompt_tokens + n

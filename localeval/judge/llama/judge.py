@@ -143,11 +143,7 @@ class LlamaJudge(ChatTemplate, VerdictProbabilities, TokenSampler):
     def batch_stats(self) -> dict[str, float] | None:
         """The batched engine's counters (decodes, rows, copies, seconds by kind), or None
         when calls are decoded one at a time: where a batched run's time went."""
-        if self._engine is None:
-            return None
-        st = self._engine.stats.to_dict()
-        st.update(decodes=self._engine.decodes, batch_tokens=self._engine.batch_tokens)
-        return st
+        return None if self._engine is None else self._engine.stats.to_dict()
 
     # -- identity -----------------------------------------------------------------
     def _fingerprint(self) -> str:
