@@ -58,6 +58,24 @@ def _fill(lc: Any, batch: Any, items: Sequence[tuple[int, int, int, bool]]) -> N
     batch.n_tokens = len(items)
 
 
+def _eval_prompt(lc: Any, ctx: Any, batch: Any, tokens: Sequence[int], start: int, end: int
+                 ) -> None:
+    """Decode ``tokens[start:end]`` into sequence 0 in the judge's 512-token chunks."""
+    for i in range(start, end, 512):
+        chunk = tokens[i:min(i + 512, end)]
+        _fill(lc, batch, [(t, i + k, 0, i + k == end - 1) for k, t in enumerate(chunk)])
+        if lc.llama_decode(ctx, batch) != 0:
+            raise RuntimeError("llama_decode failed on the prompt")
+
+
+def _repeated(tokens: Sequence[int], n: int) -> list[int]:
+    """``tokens`` repeated until it holds at least ``n`` tokens (text for a long prompt)."""
+    out = list(tokens)
+    while len(out) < n:
+        out += out
+    return out
+
+
 def llama_batched_tg(judge: Any, n_seq: int, prefix: Sequence[int], steps: int = 24
                      ) -> float:
     """Aggregate tokens/s of llama.cpp decoding ``n_seq`` sequences, one token each per step.
@@ -72,11 +90,7 @@ def llama_batched_tg(judge: Any, n_seq: int, prefix: Sequence[int], steps: int =
     try:
         for s in range(n_seq):
             lc.llama_memory_seq_rm(mem, s, -1, -1)
-        for i in range(0, len(prefix), 512):
-            chunk = prefix[i:i + 512]
-            _fill(lc, batch, [(t, i + k, 0, False) for k, t in enumerate(chunk)])
-            if lc.llama_decode(ctx, batch) != 0:
-                raise RuntimeError("llama_decode failed on the prefix")
+        _eval_prompt(lc, ctx, batch, prefix, 0, len(prefix))
         for s in range(1, n_seq):  # the same prefix in every sequence's KV stream
             lc.llama_memory_seq_cp(mem, 0, s, -1, -1)
         tok, pos = int(prefix[-1]), len(prefix)
@@ -103,22 +117,14 @@ def llama_pp(judge: Any, tokens: Sequence[int], repeats: int = 2, prefix: int = 
     lc, ctx = judge._lc, judge._llm.ctx
     mem = lc.llama_get_memory(ctx)
     batch = lc.llama_batch_init(512, 0, 1)
-
-    def evaluate(start: int, end: int) -> None:
-        for i in range(start, end, 512):
-            chunk = tokens[i:min(i + 512, end)]
-            _fill(lc, batch, [(t, i + k, 0, i + k == end - 1) for k, t in enumerate(chunk)])
-            if lc.llama_decode(ctx, batch) != 0:
-                raise RuntimeError("llama_decode failed on the prompt")
-
     speeds = []
     try:
         lc.llama_memory_seq_rm(mem, 0, -1, -1)
-        evaluate(0, prefix)
+        _eval_prompt(lc, ctx, batch, tokens, 0, prefix)
         for _ in range(repeats):
             lc.llama_memory_seq_rm(mem, 0, prefix, -1)
             t0 = time.perf_counter()
-            evaluate(prefix, len(tokens))
+            _eval_prompt(lc, ctx, batch, tokens, prefix, len(tokens))
             speeds.append((len(tokens) - prefix) / (time.perf_counter() - t0))
         lc.llama_memory_seq_rm(mem, 0, -1, -1)
     finally:
@@ -139,8 +145,7 @@ def shaped_speeds(judge: Any, tokens: Sequence[int], shape: dict[str, int], n: i
                   ) -> tuple[float, dict[int, float]]:
     """pp and tg(1), tg(n) of llama.cpp at the run's shape (``run_shape``)."""
     prefix, suffix = shape["prefix"], shape["suffix"]
-    while len(tokens) < max(prefix + suffix, shape["gen_position"]) + 1:
-        tokens = list(tokens) + list(tokens)
+    tokens = _repeated(tokens, max(prefix + suffix, shape["gen_position"]) + 1)
     pp = llama_pp(judge, tokens[:prefix + suffix], repeats=3, prefix=prefix)
     at = tokens[:max(1, shape["gen_position"])]
     return pp, {1: llama_batched_tg(judge, 1, at), n: llama_batched_tg(judge, n, at)}
@@ -165,8 +170,7 @@ def run_parallel(path: Path, samples: Sequence[Any], metrics: Sequence[str],
     text = " ".join(" ".join(s.contexts or []) + " " + (s.answer or "") for s in samples)
     toks = probe._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
     probe.close()
-    while len(toks) < 512:
-        toks = toks + toks
+    toks = _repeated(toks, 512)
     prefix = toks[: args.floor_prefix]
     embedder = CachedEmbedder(HashEmbedder(), None)
     rows, base = [], None
