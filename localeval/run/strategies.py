@@ -79,6 +79,11 @@ def process_stream(samples: Sequence[Sample], metrics: Sequence[Metric], ctx: Co
 
 
 # -- several samples at once: judge pools (issue 11), batched in-process judge (issue 20) --
+def _unwrapped(judge: Any) -> Any:
+    """The judge behind a ``CachedJudge`` (or the judge itself)."""
+    return getattr(judge, "judge", judge) if judge is not None else None
+
+
 def pool_capacity(judge: Any) -> int:
     """Calls the judge can serve at once (also behind CachedJudge).
 
@@ -87,7 +92,7 @@ def pool_capacity(judge: Any) -> int:
     """
     from localeval.judge import JudgePool, LlamaJudge
 
-    inner = getattr(judge, "judge", judge) if judge is not None else None
+    inner = _unwrapped(judge)
     return int(inner.capacity) if isinstance(inner, (JudgePool, LlamaJudge)) else 1
 
 
@@ -138,7 +143,7 @@ def threaded_stream(samples: Sequence[Sample], metrics: Sequence[Metric], ctx: C
     # A sample fans its independent calls out (``Context.fanout``), so a few
     # samples keep every slot busy; more would only spread the judge's KV
     # cache over more prefixes. Twice that are queued, ready to start.
-    in_process = isinstance(getattr(ctx.judge, "judge", ctx.judge), LlamaJudge)
+    in_process = isinstance(_unwrapped(ctx.judge), LlamaJudge)
     threads = samples_in_flight(threads, len(metrics), at_least=1 if in_process else 2)
     window = 2 * threads
     with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="localeval-judge") as ex:
