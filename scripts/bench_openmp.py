@@ -15,6 +15,13 @@ process (libgomp reads the variables when it is loaded):
 
 ``--busy N`` starts N busy-looping processes beside the measurement, the way
 other jobs on a shared machine would.
+
+``--teams`` measures what a second calling thread costs: libgomp keeps one
+team of worker threads per thread that starts parallel work, so once a
+second thread has called llama.cpp the process manages more threads than it
+has cores, and libgomp then spins less before sleeping at each sync. The
+batched judge therefore makes every llama.cpp call from its one decode
+thread (``LlamaJudge.exclusive`` for a benchmark's own loops).
 """
 
 from __future__ import annotations
@@ -36,6 +43,25 @@ t = time.perf_counter()
 for i in range(int(sys.argv[3])):
     llm.eval([1000 + i])
 print(1000 * (time.perf_counter() - t) / int(sys.argv[3]))
+"""
+
+
+_TEAMS_CHILD = r"""
+import sys, threading, time
+from llama_cpp import Llama
+llm = Llama(model_path=sys.argv[1], n_ctx=4096, n_threads=int(sys.argv[2]),
+            n_threads_batch=int(sys.argv[2]), verbose=False)
+toks = (llm.tokenize(b"A judge reads the context and the answer. ") * 200)[:1000]
+llm.eval(toks)
+def timed(n):
+    t = time.perf_counter()
+    for i in range(n):
+        llm.eval([1000 + i])
+    return 1000 * (time.perf_counter() - t) / n
+one = timed(int(sys.argv[3]))
+other = threading.Thread(target=lambda: llm.eval([999]))  # a second thread's team
+other.start(); other.join()
+print(one, timed(int(sys.argv[3])))
 """
 
 
@@ -70,6 +96,16 @@ def measure(model: str, setting: dict[str, str], threads: int, tokens: int, busy
     return float(out.stdout.strip().splitlines()[-1])
 
 
+def measure_teams(model: str, threads: int, tokens: int) -> tuple[float, float]:
+    """ms per token from one calling thread, then after a second thread called llama.cpp."""
+    env = dict(os.environ, GOMP_SPINCOUNT="3000")
+    env.pop("OMP_WAIT_POLICY", None)
+    out = subprocess.run([sys.executable, "-c", _TEAMS_CHILD, model, str(threads), str(tokens)],
+                         capture_output=True, text=True, env=env, timeout=600, check=True)
+    one, two = out.stdout.strip().splitlines()[-1].split()
+    return float(one), float(two)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", help="GGUF file (default: the demo judge)")
@@ -77,10 +113,18 @@ def main() -> int:
     ap.add_argument("--tokens", type=int, default=60)
     ap.add_argument("--busy", type=int, default=0, help="busy-looping processes beside it")
     ap.add_argument("--repeats", type=int, default=2)
+    ap.add_argument("--teams", action="store_true",
+                    help="one calling thread against two (localeval's spin setting)")
     args = ap.parse_args()
     model = args.model or _demo_model()
     print(f"{os.path.basename(model)}, {args.threads} threads, {args.busy} busy processes, "
           f"load average {os.getloadavg()[0]:.1f}, {time.strftime('%Y-%m-%d %H:%M')}")
+    if args.teams:
+        for _ in range(args.repeats):
+            one, two = measure_teams(model, args.threads, args.tokens)
+            print(f"  one calling thread {one:8.1f}   after a second thread's call "
+                  f"{two:8.1f}  ms/token")
+        return 0
     for label, setting in SETTINGS.items():
         runs = [measure(model, setting, args.threads, args.tokens, args.busy)
                 for _ in range(args.repeats)]

@@ -176,9 +176,12 @@ def run_parallel(path: Path, samples: Sequence[Any], metrics: Sequence[str],
     rows, base = [], None
     for n in levels:
         judge = _judge(path, n, args, bias)
-        # Speeds just before this run: on shared cores they drift between runs.
-        pp = llama_pp(judge, toks[:512], repeats=1)
-        tg = {1: llama_batched_tg(judge, 1, prefix), n: llama_batched_tg(judge, n, prefix)}
+        # Speeds just before this run: on shared cores they drift between runs. Timed on
+        # the thread that decodes the run (``exclusive``): llama.cpp called from this
+        # thread too would leave a second OpenMP team that slows the run's decodes.
+        pp, tg = judge.exclusive(lambda: (
+            llama_pp(judge, toks[:512], repeats=1),
+            {1: llama_batched_tg(judge, 1, prefix), n: llama_batched_tg(judge, n, prefix)}))
         print(f"N={n}: llama.cpp (fresh) pp {pp:.0f} tok/s, generation {tg[1]:.1f} tok/s "
               f"alone, {tg[n]:.1f} tok/s over {n} sequences", flush=True)
         load = os.getloadavg()[0]
@@ -190,7 +193,7 @@ def run_parallel(path: Path, samples: Sequence[Any], metrics: Sequence[str],
         u = res.summary.get("usage") or {}
         shape = run_shape(u)
         # Just after the run, at its shapes: what llama.cpp alone does with such calls.
-        pp_run, tg_run = shaped_speeds(judge, toks, shape, n)
+        pp_run, tg_run = judge.exclusive(lambda: shaped_speeds(judge, toks, shape, n))
         judge.close()
         scores = [{k: (v.value, v.reason) for k, v in sc.items()} for sc in res.scores]
         same = None if base is None else scores == base

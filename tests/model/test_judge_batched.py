@@ -238,3 +238,99 @@ def test_two_slots_do_not_evict_each_others_prefix(tiny_gguf, bias, tmp_path):
         u = res.summary["usage"]
         evaluated[n] = u["prompt_tokens"] - u["reused_tokens"]
     assert evaluated[2] <= 1.05 * evaluated[1], evaluated
+
+
+def test_dummy_rows_change_no_output_and_leave_no_kv_entry(tiny_gguf, bias, monkeypatch):
+    """Padding a generation decode with dummy rows in idle slots (``decode_plan``) is
+    bit-neutral: every reply and verdict probability equals the unpadded engine's exactly,
+    and later calls that reuse an idle slot's prefix find it as it was."""
+    import localeval.judge.llama.batch as batch
+
+    reqs = requests(24)
+    groups = [reqs[i::3] for i in range(3)]
+
+    def run(pad: bool):
+        if pad:  # every idle slot adds a row to every generation decode
+            monkeypatch.setattr(batch, "padded_rows", lambda stats, live, spare: live + spare)
+        else:
+            monkeypatch.setattr(batch, "padded_rows", lambda stats, live, spare: live)
+        j = LlamaJudge(tiny_gguf, n_threads=2, n_ctx=2048, logit_bias=bias, parallel=6)
+        try:
+            with ThreadPoolExecutor(3) as ex:
+                out = list(ex.map(lambda g: [j.ask(r) for r in g], groups))
+            return [(r.raw, r.output, r.probs, r.usage.reused_tokens) for g in out for r in g], \
+                j.batch_stats
+        finally:
+            j.close()
+
+    plain, st0 = run(False)
+    padded, st1 = run(True)
+    assert st0["pad_rows"] == 0 and st1["pad_rows"] > st1["gen_decodes"]
+    assert padded == plain  # probabilities compared exactly, not within PROB_TOL
+    assert st1["gen_rows"] == st0["gen_rows"]
+    assert sum(int(n) * c for n, (c, _) in st1["gen_by_rows"].items()) == \
+        st1["gen_rows"] + st1["pad_rows"]
+
+
+def test_padded_rows_follows_measured_costs():
+    from localeval.judge.llama.decode_plan import MIN_SEEN, EngineStats, padded_rows
+
+    st = EngineStats()
+    assert padded_rows(st, 13, 3) == 13  # nothing measured: never pad on a guess
+    for _ in range(MIN_SEEN):
+        st.count_generation(13, 0, 0.129)
+        st.count_generation(16, 0, 0.123)
+        st.count_generation(14, 0, 0.137)
+        st.count_generation(2, 0, 0.049)
+        st.count_generation(4, 0, 0.073)
+    assert padded_rows(st, 13, 3) == 16
+    assert padded_rows(st, 13, 2) == 13  # 16 rows would need three idle slots
+    assert padded_rows(st, 14, 2) == 16
+    assert padded_rows(st, 2, 2) == 2  # a dearer decode is never chosen
+    st.count_generation(15, 1, 0.123)  # a padded decode counts under the rows decoded
+    assert st.gen_by_rows[16][0] == MIN_SEEN + 1 and st.pad_rows == 1
+    assert st.to_dict()["gen_by_rows"]["16"] == [MIN_SEEN + 1, round(0.123 * (MIN_SEEN + 1), 3)]
+
+
+
+@pytest.mark.parametrize("parallel", [1, 3])
+def test_exclusive_runs_where_the_judge_decodes_and_leaves_no_stale_prefix(
+        tiny_gguf, bias, parallel):
+    """``LlamaJudge.exclusive``: a batched judge runs the function on its decode thread
+    (llama.cpp called from a second thread starts a second OpenMP team, which slows the
+    run's decodes), after the calls in flight and before the next; afterwards no slot
+    claims a prefix the function may have overwritten, so a repeated call evaluates its
+    whole prompt again and replies as before."""
+    reqs = requests(6)
+    j = LlamaJudge(tiny_gguf, n_threads=2, n_ctx=2048, logit_bias=bias, parallel=parallel)
+    try:
+        first = j.ask(reqs[0])
+        again = j.ask(reqs[0])
+        assert again.usage.reused_tokens > 0  # the prefix is cached ...
+        seen: list[int] = []
+
+        def clobber() -> str:
+            seen.append(threading.get_ident())
+            lc, ctx = j._lc, j._llm.ctx
+            mem = lc.llama_get_memory(ctx)
+            for s in range(parallel):  # overwrite every sequence, as a benchmark loop does
+                lc.llama_memory_seq_rm(mem, s, -1, -1)
+            return "done"
+
+        with ThreadPoolExecutor(3) as ex:  # calls in flight while it is asked for
+            busy = [ex.submit(j.ask, r) for r in reqs[1:4]]
+            assert j.exclusive(clobber) == "done"
+            assert all(f.result().raw for f in busy)
+        expected = threading.get_ident() if parallel == 1 else j._engine._thread.ident
+        assert seen == [expected] and seen[0] is not None
+        j.ask(reqs[0])
+        assert j.ask(reqs[0]).usage.reused_tokens > 0
+        j.exclusive(clobber)
+        after = j.ask(reqs[0])
+        assert after.usage.reused_tokens == 0  # ... and forgotten after ``exclusive``
+        assert (after.raw, after.output, after.probs) == (first.raw, first.output, first.probs)
+        with pytest.raises(ZeroDivisionError):  # the function's error reaches the caller
+            j.exclusive(lambda: 1 // 0)
+        assert j.ask(reqs[0]).raw == first.raw  # and the judge still works
+    finally:
+        j.close()

@@ -14,6 +14,9 @@ accounting of prompt tokens reused from the KV cache. One module per concern:
 - ``grammar_filter`` and ``byte_index``: asking the grammar which tokens it accepts, cheaply
 - ``utf8``: the strict UTF-8 prefix automaton
 - ``verdict``: probabilities of a verdict field's allowed values
+- ``batch``: many calls decoded together (``parallel=N``), one ``llama_decode`` per step
+- ``slots``: the batch engine's units: a call (``Job``), a KV sequence (``Slot``), prefix length
+- ``decode_plan``: the batch engine's counters and the padding of generation decodes
 
 Everything the model produces is decoded strictly as UTF-8, parsed with
 ``json.loads`` and validated by the step's pydantic model

@@ -1,13 +1,14 @@
 """Batched judging: many sequences decoded together, one ``llama_decode`` per step.
 
-A judge call is mostly weight reads: one decode of one token costs nearly
-what a decode of sixteen costs on a memory-bound machine. So with
-``LlamaJudge(parallel=N)`` the metrics keep calling ``generate`` from N
-sample threads, and the calls queue up here; one decode thread owns the
-llama.cpp context and advances every live sequence by a token per step
-(prompt suffixes ride along in the same batch). Each sequence has its own KV
-sequence id, grammar state and sampler (``sampler.Decoding``, the one step
-shared with the sequential loop, so the same logits give the same token).
+A judge call is mostly weight reads: on a GPU one decode of one token costs
+nearly what a decode of sixteen costs (on a 2-core CPU sixteen cost about
+six times one; docs/performance.md). So with ``LlamaJudge(parallel=N)`` the
+metrics keep calling ``generate`` from N sample threads, and the calls queue
+up here; one decode thread owns the llama.cpp context. Each step it
+evaluates the prompt suffix of every call that has just arrived, then
+advances every live sequence by a token in one decode. Each sequence has its
+own KV sequence id, grammar state and sampler (``sampler.Decoding``, the one
+step shared with the sequential loop, so the same logits give the same token).
 
 Prefix reuse: a slot keeps the tokens its sequence left in the KV cache; a
 new call goes to the free slot sharing the longest prefix with its prompt,
@@ -37,81 +38,18 @@ import threading
 import time
 from collections import deque
 from concurrent.futures import Future
-from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence, TypeVar
 
 import numpy as np
 
 from localeval.errors import JudgeCallError
+from localeval.judge.llama.decode_plan import EngineStats, padded_rows
 from localeval.judge.llama.sampler import Decoding, Generation
+from localeval.judge.llama.slots import FORK_MIN, Job, Slot, common_prefix
 
-__all__ = ["BatchEngine", "EngineStats", "common_prefix"]
+__all__ = ["BatchEngine", "common_prefix"]
 
-#: Copy another slot's cache only when it saves at least this many prompt tokens.
-FORK_MIN = 64
-
-
-def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
-    """Length of the common prefix of two token lists."""
-    m = min(len(a), len(b))
-    if m == 0:
-        return 0
-    diff = np.flatnonzero(np.asarray(a[:m], dtype=np.int64) != np.asarray(b[:m], dtype=np.int64))
-    return int(diff[0]) if diff.size else m
-
-
-@dataclass
-class EngineStats:
-    """Counters of the decode thread: what it decoded, copied and computed in Python."""
-
-    gen_decodes: int = 0  # decodes of generated tokens (one per live sequence)
-    gen_rows: int = 0
-    gen_seconds: float = 0.0
-    prompt_decodes: int = 0  # decodes of prompt chunks
-    prompt_tokens: int = 0
-    prompt_seconds: float = 0.0
-    copies: int = 0  # KV streams copied from another slot (a shared prefix)
-    copy_seconds: float = 0.0
-    waits: int = 0  # admissions put off until a shared prefix was evaluated
-    step_seconds: float = 0.0  # per-token Python work after decodes (grammar, UTF-8, pick)
-
-    def to_dict(self) -> dict[str, float]:
-        """The counters, plus the totals over both kinds of decode."""
-        out = {k: round(v, 3) if isinstance(v, float) else v for k, v in vars(self).items()}
-        out.update(decodes=self.gen_decodes + self.prompt_decodes,
-                   batch_tokens=self.gen_rows + self.prompt_tokens,
-                   decode_seconds=round(self.gen_seconds + self.prompt_seconds, 3))
-        return out
-
-
-@dataclass
-class _Job:
-    """One call: evaluate ``prompt`` in a slot, then generate (or only return logits)."""
-
-    prompt: list[int]
-    gbnf: str | None
-    max_tokens: int
-    temperature: float
-    seed: int
-    logits_only: bool
-    future: Future = field(default_factory=Future)
-    t0: float = field(default_factory=time.perf_counter)
-    reused: int = 0
-    todo: list[int] = field(default_factory=list)  # tokens still to evaluate
-    seq: Decoding | None = None
-    owner: int = field(default_factory=threading.get_ident)
-    generating: bool = False  # the prompt is in the cache; ``todo`` is the next token
-
-
-@dataclass
-class _Slot:
-    """A KV sequence id and the tokens it holds (positions 0..len-1)."""
-
-    seq_id: int
-    tokens: list[int] = field(default_factory=list)
-    job: _Job | None = None
-    last_used: int = 0
-    owner: int | None = None  # the thread whose calls this slot serves
+T = TypeVar("T")
 
 
 class BatchEngine:
@@ -130,10 +68,15 @@ class BatchEngine:
         self._mem = lc.llama_get_memory(self._ctx)
         self.n_batch = n_batch
         self._batch = lc.llama_batch_init(n_batch, 0, 1)
-        self._slots = [_Slot(i) for i in range(n_seq)]
+        # Dummy rows are removed from the cache after their decode: not possible in a
+        # recurrent state, which cannot drop its last token.
+        model = host._llm.model
+        self._can_pad = not (lc.llama_model_is_recurrent(model) or lc.llama_model_is_hybrid(model))
+        self._slots = [Slot(i) for i in range(n_seq)]
         for s in self._slots:
             lc.llama_memory_seq_rm(self._mem, s.seq_id, -1, -1)
-        self._queue: deque[_Job] = deque()
+        self._queue: deque[Job] = deque()
+        self._exclusive: deque[tuple[Callable[[], Any], Future]] = deque()
         self._cond = threading.Condition()
         self._closed = False
         self._clock = 0
@@ -146,13 +89,41 @@ class BatchEngine:
     def generate(self, prompt: Sequence[int], gbnf: str | None, max_tokens: int, *,
                  temperature: float = 0.0, seed: int = 0) -> Generation:
         """What ``TokenSampler.generate`` returns, decoded alongside the other calls."""
-        return self._submit(_Job(list(prompt), gbnf, max_tokens, temperature, seed, False))
+        return self._submit(Job(list(prompt), gbnf, max_tokens, temperature, seed, False))
 
     def logits_after(self, prompt: Sequence[int]) -> tuple[np.ndarray, int]:
         """Logits after ``prompt`` (a copy) and the prompt tokens served from the cache."""
-        return self._submit(_Job(list(prompt), None, 0, 0.0, 0, True))
+        return self._submit(Job(list(prompt), None, 0, 0.0, 0, True))
 
-    def _submit(self, job: _Job) -> Any:
+    def exclusive(self, fn: Callable[[], T]) -> T:
+        """``fn()`` run on the decode thread once no call is in flight; new calls wait.
+
+        For code that needs the llama.cpp context to itself (the benchmark's
+        own ``llama_decode`` loops): run from another thread, llama.cpp's
+        OpenMP would start a second team of worker threads beside the decode
+        thread's, and while both teams exist a decode costs 20-45 % more
+        (measured in docs/performance.md, "Where the decodes run"). ``fn`` may
+        use any sequence of the context, so every slot's cache is emptied after it.
+        """
+        fut: Future = Future()
+        with self._cond:
+            if self._closed:
+                raise JudgeCallError("the judge is closed")
+            self._exclusive.append((fn, fut))
+            self._cond.notify()
+        return fut.result()
+
+    def _run_exclusive(self, fn: Callable[[], Any], fut: Future) -> None:
+        try:
+            fut.set_result(fn())
+        except BaseException as e:  # noqa: BLE001 - the caller re-raises it
+            fut.set_exception(e)
+        finally:
+            for s in self._slots:
+                self._lc.llama_memory_seq_rm(self._mem, s.seq_id, -1, -1)
+                s.tokens = []
+
+    def _submit(self, job: Job) -> Any:
         if not job.prompt:
             raise JudgeCallError("empty prompt")
         with self._cond:
@@ -173,17 +144,23 @@ class BatchEngine:
             self._batch = None
 
     # -- the decode thread --------------------------------------------------------------
-    def _live(self) -> list[_Slot]:
+    def _live(self) -> list[Slot]:
         return [s for s in self._slots if s.job is not None]
 
     def _run(self) -> None:
         while True:
             with self._cond:
-                while not self._queue and not self._live() and not self._closed:
+                while (not self._queue and not self._live() and not self._exclusive
+                       and not self._closed):
                     self._cond.wait()
-                if self._closed and not self._queue and not self._live():
+                task = self._exclusive.popleft() if self._exclusive and not self._live() else None
+                if task is None and self._closed and not self._queue and not self._live():
                     return
-                admitted = self._admit()
+                # A pending ``exclusive`` call waits for the calls in flight, not for new ones.
+                admitted = [] if self._exclusive or task else self._admit()
+            if task is not None:
+                self._run_exclusive(*task)
+                continue
             for job in admitted:
                 self._start(job)
             try:
@@ -194,10 +171,10 @@ class BatchEngine:
                 for s in self._live():
                     self._fail(s, err)
 
-    def _admit(self) -> list[_Job]:
+    def _admit(self) -> list[Job]:
         """Put queued calls into free slots, their KV prefix reused or copied."""
-        admitted: list[_Job] = []
-        later: list[_Job] = []
+        admitted: list[Job] = []
+        later: list[Job] = []
         while self._queue:
             free = [s for s in self._slots if s.job is None]
             if not free:
@@ -243,7 +220,7 @@ class BatchEngine:
         self._queue.extendleft(reversed(later))  # still first in line, in their order
         return admitted
 
-    def _should_wait(self, job: _Job, admitted: list[_Job]) -> bool:
+    def _should_wait(self, job: Job, admitted: list[Job]) -> bool:
         """Whether ``job`` should wait for a prompt now being evaluated in another slot.
 
         A sample's calls arrive together and share its long prefix (system
@@ -266,7 +243,7 @@ class BatchEngine:
                 return True
         return False
 
-    def _start(self, job: _Job) -> None:
+    def _start(self, job: Job) -> None:
         if not job.logits_only:
             try:
                 job.seq = Decoding(self.host, job.gbnf, job.max_tokens, job.temperature, job.seed)
@@ -295,12 +272,22 @@ class BatchEngine:
                 self._decode([(slot, slot.job.todo[: self.n_batch])], prompt=True)
         gen = [s for s in self._live() if s.job is not None and s.job.generating]
         if gen:
-            self._decode([(s, s.job.todo[:1]) for s in gen], prompt=False)  # type: ignore[union-attr]
+            idle = [s for s in self._slots if s.job is None and len(s.tokens) < self.host.n_ctx
+                    and self._can_pad]
+            pad = padded_rows(self.stats, len(gen), len(idle)) - len(gen)
+            self._decode([(s, s.job.todo[:1]) for s in gen], prompt=False,  # type: ignore[union-attr]
+                         dummies=idle[:pad])
 
-    def _decode(self, parts: list[tuple[_Slot, list[int]]], *, prompt: bool) -> None:
-        """One ``llama_decode`` of ``parts`` (slot, its next tokens), then one pick per sequence."""
+    def _decode(self, parts: list[tuple[Slot, list[int]]], *, prompt: bool,
+                dummies: Sequence[Slot] = ()) -> None:
+        """One ``llama_decode`` of ``parts`` (slot, its next tokens), then one pick per sequence.
+
+        ``dummies``: idle slots that each add one row whose result is not read,
+        when a larger decode costs less (``decode_plan.padded_rows``); the
+        row's KV entry is removed after the decode, so the slot's cache is as it was.
+        """
         b, n = self._batch, 0
-        rows: list[tuple[_Slot, int, list[int]]] = []
+        rows: list[tuple[Slot, int, list[int]]] = []
         for slot, take in parts:
             job = slot.job
             assert job is not None
@@ -319,17 +306,23 @@ class BatchEngine:
                 rows.append((slot, -1, take))
         if n == 0:
             return
+        live = n
+        for slot in dummies:
+            b.token[n], b.pos[n], b.n_seq_id[n] = 0, len(slot.tokens), 1
+            b.seq_id[n][0], b.logits[n] = slot.seq_id, 0
+            n += 1
         b.n_tokens = n
         t0 = time.perf_counter()
         ret = self._lc.llama_decode(self._ctx, b)
         took_s = time.perf_counter() - t0
+        for slot in dummies:
+            self._lc.llama_memory_seq_rm(self._mem, slot.seq_id, len(slot.tokens), -1)
         st = self.stats
         if prompt:
             st.prompt_decodes, st.prompt_tokens = st.prompt_decodes + 1, st.prompt_tokens + n
             st.prompt_seconds += took_s
         else:
-            st.gen_decodes, st.gen_rows = st.gen_decodes + 1, st.gen_rows + n
-            st.gen_seconds += took_s
+            st.count_generation(live, n - live, took_s)
         if ret != 0:
             raise JudgeCallError(f"llama.cpp failed during batched generation (llama_decode "
                                  f"returned {ret})")
@@ -339,7 +332,7 @@ class BatchEngine:
         finally:
             st.step_seconds += time.perf_counter() - t1
 
-    def _after_decode(self, rows: list[tuple[_Slot, int, list[int]]]) -> None:
+    def _after_decode(self, rows: list[tuple[Slot, int, list[int]]]) -> None:
         """Advance each decoded sequence: record its tokens, pick its next token or finish."""
         for slot, row, took in rows:
             job = slot.job
@@ -366,13 +359,13 @@ class BatchEngine:
             else:
                 job.todo.append(tok)
 
-    def _finish(self, slot: _Slot, value: Any) -> None:
+    def _finish(self, slot: Slot, value: Any) -> None:
         job = slot.job
         slot.job = None
         assert job is not None
         job.future.set_result(value)
 
-    def _fail(self, slot: _Slot, err: BaseException) -> None:
+    def _fail(self, slot: Slot, err: BaseException) -> None:
         job = slot.job
         slot.job = None
         if job is None:

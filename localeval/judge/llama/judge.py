@@ -15,7 +15,7 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence, TypeVar
 
 import numpy as np
 
@@ -29,6 +29,8 @@ from localeval.judge.llama.batch import BatchEngine
 from localeval.judge.llama.sampler import Generation, TokenSampler
 from localeval.judge.llama.verdict import VerdictProbabilities
 from localeval.judge.parse import is_json, parse_reply, truncation_error
+
+T = TypeVar("T")
 
 __all__ = ["LlamaJudge", "DEFAULT_MAX_CTX", "GENERATION_VERSION"]
 
@@ -144,6 +146,24 @@ class LlamaJudge(ChatTemplate, VerdictProbabilities, TokenSampler):
         """The batched engine's counters (decodes, rows, copies, seconds by kind), or None
         when calls are decoded one at a time: where a batched run's time went."""
         return None if self._engine is None else self._engine.stats.to_dict()
+
+    def exclusive(self, fn: Callable[[], T]) -> T:
+        """``fn()`` with the llama.cpp context to itself, on the thread that decodes.
+
+        A batched judge runs it on its decode thread once the calls in flight
+        are done (``BatchEngine.exclusive``: llama.cpp calls from a second
+        thread slow every decode while both threads' OpenMP teams exist), then
+        empties its slots' caches; a sequential judge runs it here under its
+        lock and forgets its cached prefix. For benchmarks that time
+        llama.cpp's own loops on the judge's context.
+        """
+        if self._engine is not None:
+            return self._engine.exclusive(fn)
+        with self._lock:
+            try:
+                return fn()
+            finally:
+                self._llm.reset()
 
     # -- identity -----------------------------------------------------------------
     def _fingerprint(self) -> str:

@@ -1,0 +1,94 @@
+"""What the batched decode thread measures, and how many rows its next decode should have.
+
+``EngineStats`` counts where the decode thread's time goes (the benchmark and
+``LlamaJudge.batch_stats`` report it). ``padded_rows`` uses the same counts to
+decide whether a generation decode of k live sequences should carry dummy
+rows: llama.cpp's CPU matrix-matrix kernels work on groups of rows (its
+repacked Q4/Q8 kernels take four at a time), so on the machine this was
+measured on (2 AVX-512 cores, Qwen2-0.5B shape) a decode of 13 rows took
+129 ms and one of 16 took 123 ms, 11 rows 116 ms and 12 rows 105 ms. llama.cpp
+offers no cost model and the shape of the curve depends on the CPU, the
+quantisation and the GPU (where padding gains nothing), so the engine learns
+its own from the decodes it times and pads only towards a row count it has
+seen to be cheaper. A dummy row changes nothing else: each row of a decode is
+computed on its own (tests/model/test_judge_batched.py checks the logits are
+bit-identical with and without padding) and its KV entry is removed at once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["EngineStats", "padded_rows", "MIN_SEEN", "MARGIN"]
+
+#: A row count's mean cost is trusted once this many decodes of it were timed.
+MIN_SEEN = 4
+#: Pad only when the larger decode is expected to cost at most this share of the smaller.
+MARGIN = 0.97
+
+
+@dataclass
+class EngineStats:
+    """Counters of the decode thread: what it decoded, copied and computed in Python."""
+
+    gen_decodes: int = 0  # decodes of generated tokens (one per live sequence)
+    gen_rows: int = 0  # generated tokens (live rows; padding not counted)
+    gen_seconds: float = 0.0
+    pad_rows: int = 0  # dummy rows added to generation decodes (``padded_rows``)
+    prompt_decodes: int = 0  # decodes of prompt chunks
+    prompt_tokens: int = 0
+    prompt_seconds: float = 0.0
+    copies: int = 0  # KV streams copied from another slot (a shared prefix)
+    copy_seconds: float = 0.0
+    waits: int = 0  # admissions put off until a shared prefix was evaluated
+    step_seconds: float = 0.0  # per-token Python work after decodes (grammar, UTF-8, pick)
+    #: generation decodes by rows decoded, padding included: {rows: [decodes, seconds]}
+    gen_by_rows: dict[int, list[float]] = field(default_factory=dict)
+
+    def count_generation(self, live: int, padding: int, seconds: float) -> None:
+        """Record one generation decode of ``live`` sequences plus ``padding`` dummy rows."""
+        self.gen_decodes += 1
+        self.gen_rows += live
+        self.pad_rows += padding
+        self.gen_seconds += seconds
+        entry = self.gen_by_rows.setdefault(live + padding, [0, 0.0])
+        entry[0] += 1
+        entry[1] += seconds
+
+    def mean_seconds(self, rows: int) -> float | None:
+        """Mean time of a generation decode of ``rows`` rows, once ``MIN_SEEN`` were timed."""
+        entry = self.gen_by_rows.get(rows)
+        if entry is None or entry[0] < MIN_SEEN:
+            return None
+        return entry[1] / entry[0]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The counters, plus the totals over both kinds of decode."""
+        out: dict[str, Any] = {k: round(v, 3) if isinstance(v, float) else v
+                               for k, v in vars(self).items() if k != "gen_by_rows"}
+        # Keys as text: the dict goes into JSON reports, which have no integer keys.
+        out["gen_by_rows"] = {str(k): [int(c), round(s, 3)]
+                              for k, (c, s) in sorted(self.gen_by_rows.items())}
+        out.update(decodes=self.gen_decodes + self.prompt_decodes,
+                   batch_tokens=self.gen_rows + self.prompt_tokens,
+                   decode_seconds=round(self.gen_seconds + self.prompt_seconds, 3))
+        return out
+
+
+def padded_rows(stats: EngineStats, live: int, spare: int) -> int:
+    """Rows the next generation decode should have: ``live`` plus at most ``spare`` dummies.
+
+    The row count with the lowest measured mean cost, when it is below
+    ``MARGIN`` times the cost of decoding ``live`` rows alone; ``live`` itself
+    while either is unmeasured, so the engine never pads on a guess.
+    """
+    base = stats.mean_seconds(live)
+    if base is None:
+        return live
+    best, best_cost = live, base * MARGIN
+    for rows in range(live + 1, live + spare + 1):
+        cost = stats.mean_seconds(rows)
+        if cost is not None and cost < best_cost:
+            best, best_cost = rows, cost
+    return best
