@@ -39,6 +39,7 @@ import os
 import statistics
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -174,7 +175,8 @@ def run_parallel(path: Path, samples: Sequence[Any], metrics: Sequence[str],
     prefix = toks[: args.floor_prefix]
     embedder = CachedEmbedder(HashEmbedder(), None)
     rows, base = [], None
-    for n in levels:
+
+    def one_level(n: int) -> dict[str, Any]:
         judge = _judge(path, n, args, bias)
         # Speeds just before this run: on shared cores they drift between runs. Timed on
         # the thread that decodes the run (``exclusive``): llama.cpp called from this
@@ -196,9 +198,6 @@ def run_parallel(path: Path, samples: Sequence[Any], metrics: Sequence[str],
         pp_run, tg_run = judge.exclusive(lambda: shaped_speeds(judge, toks, shape, n))
         judge.close()
         scores = [{k: (v.value, v.reason) for k, v in sc.items()} for sc in res.scores]
-        same = None if base is None else scores == base
-        if base is None:
-            base = scores
         gen = int(u.get("generated_tokens", 0))
         evaluated = int(u.get("prompt_tokens", 0)) - int(u.get("reused_tokens", 0))
         floor_b = evaluated / pp_run + gen / tg_run[n]
@@ -216,7 +215,7 @@ def run_parallel(path: Path, samples: Sequence[Any], metrics: Sequence[str],
                "floor_sequential_s": round(floor_s, 1),
                "floor_batched_fresh_s": round(floor_fresh, 1),
                "wall_over_fresh_floor": round(wall / floor_fresh, 2),
-               "scores_identical_to_n1": same, "load_avg_1m": round(load, 1),
+               "scores": scores, "load_avg_1m": round(load, 1),
                # Where the decode thread's time went: llama_decode of prompts and of
                # generated tokens, and the per-token Python work after it (grammar check,
                # UTF-8 check, pick) that the next decode waits on.
@@ -225,6 +224,19 @@ def run_parallel(path: Path, samples: Sequence[Any], metrics: Sequence[str],
                                      if stats and stats["decodes"] else None),
                "rows_per_generation_decode": (round(stats["gen_rows"] / stats["gen_decodes"], 2)
                                               if stats and stats["gen_decodes"] else None)}
+        return row
+
+    for n in levels:
+        # Each level in a thread of its own that ends with it: libgomp keeps a team of
+        # OpenMP workers per thread that has called llama.cpp, and a team left by an
+        # earlier level (the sequential one runs on its calling thread) would slow this
+        # level's decode thread ("Where the decodes run" in docs/performance.md).
+        with ThreadPoolExecutor(1) as ex:
+            row = ex.submit(one_level, n).result()
+        scores = row.pop("scores")
+        row["scores_identical_to_n1"] = None if base is None else scores == base
+        if base is None:
+            base = scores
         rows.append(row)
         print(json.dumps(row), flush=True)
     t1 = rows[0]["wall_s"] if rows and rows[0]["parallel"] == 1 else None
