@@ -17,9 +17,10 @@ process (libgomp reads the variables when it is loaded):
 other jobs on a shared machine would.
 
 ``--teams`` measures what a second calling thread costs: libgomp keeps one
-team of worker threads per thread that starts parallel work, so once a
-second thread has called llama.cpp the process manages more threads than it
-has cores, and libgomp then spins less before sleeping at each sync. The
+team of worker threads per thread that starts parallel work, so while a
+second thread that has called llama.cpp lives, the process manages more
+threads than it has cores, and libgomp then spins less before sleeping at
+each sync. The
 batched judge therefore makes every llama.cpp call from its one decode
 thread (``LlamaJudge.exclusive`` for a benchmark's own loops).
 """
@@ -41,7 +42,7 @@ toks = (llm.tokenize(b"A judge reads the context and the answer. ") * 200)[:1000
 llm.eval(toks)
 t = time.perf_counter()
 for i in range(int(sys.argv[3])):
-    llm.eval([1000 + i])
+    llm.eval([toks[i % 100]])  # any token of the vocabulary
 print(1000 * (time.perf_counter() - t) / int(sys.argv[3]))
 """
 
@@ -56,12 +57,19 @@ llm.eval(toks)
 def timed(n):
     t = time.perf_counter()
     for i in range(n):
-        llm.eval([1000 + i])
+        llm.eval([toks[i % 100]])  # any token of the vocabulary
     return 1000 * (time.perf_counter() - t) / n
 one = timed(int(sys.argv[3]))
-other = threading.Thread(target=lambda: llm.eval([999]))  # a second thread's team
-other.start(); other.join()
-print(one, timed(int(sys.argv[3])))
+called, done = threading.Event(), threading.Event()
+def second():  # a second thread calls llama.cpp once, then lives on idle, as a decode thread
+    llm.eval([toks[0]])
+    called.set()
+    done.wait()
+other = threading.Thread(target=second)
+other.start(); called.wait()
+two = timed(int(sys.argv[3]))
+done.set(); other.join()  # the thread and its team gone
+print(one, two, timed(int(sys.argv[3])))
 """
 
 
@@ -96,14 +104,15 @@ def measure(model: str, setting: dict[str, str], threads: int, tokens: int, busy
     return float(out.stdout.strip().splitlines()[-1])
 
 
-def measure_teams(model: str, threads: int, tokens: int) -> tuple[float, float]:
-    """ms per token from one calling thread, then after a second thread called llama.cpp."""
+def measure_teams(model: str, threads: int, tokens: int) -> tuple[float, float, float]:
+    """ms per token from one calling thread; while a second thread that has called
+    llama.cpp is alive (idle); after that thread has ended."""
     env = dict(os.environ, GOMP_SPINCOUNT="3000")
     env.pop("OMP_WAIT_POLICY", None)
     out = subprocess.run([sys.executable, "-c", _TEAMS_CHILD, model, str(threads), str(tokens)],
                          capture_output=True, text=True, env=env, timeout=600, check=True)
-    one, two = out.stdout.strip().splitlines()[-1].split()
-    return float(one), float(two)
+    one, two, after = out.stdout.strip().splitlines()[-1].split()
+    return float(one), float(two), float(after)
 
 
 def main() -> int:
@@ -121,9 +130,9 @@ def main() -> int:
           f"load average {os.getloadavg()[0]:.1f}, {time.strftime('%Y-%m-%d %H:%M')}")
     if args.teams:
         for _ in range(args.repeats):
-            one, two = measure_teams(model, args.threads, args.tokens)
-            print(f"  one calling thread {one:8.1f}   after a second thread's call "
-                  f"{two:8.1f}  ms/token")
+            one, two, after = measure_teams(model, args.threads, args.tokens)
+            print(f"  one calling thread {one:7.1f}   a second one alive {two:7.1f}   "
+                  f"it ended {after:7.1f}  ms/token")
         return 0
     for label, setting in SETTINGS.items():
         runs = [measure(model, setting, args.threads, args.tokens, args.busy)
