@@ -241,9 +241,11 @@ def test_two_slots_do_not_evict_each_others_prefix(tiny_gguf, bias, tmp_path):
 
 
 def test_dummy_rows_change_no_output_and_leave_no_kv_entry(tiny_gguf, bias, monkeypatch):
-    """Padding a generation decode with dummy rows in idle slots (``decode_plan``) is
-    bit-neutral: every reply and verdict probability equals the unpadded engine's exactly,
-    and later calls that reuse an idle slot's prefix find it as it was."""
+    """Padding a generation decode with dummy rows in idle slots (``decode_plan``)
+    changes no reply and no prefix reuse: later calls that reuse an idle slot's prefix
+    find it as it was. A row computed in a larger decode may differ in the last float32
+    bits (as between batched and sequential decoding; which rows share a decode also
+    depends on thread timing), so verdict probabilities agree within ``PROB_TOL``."""
     import localeval.judge.llama.batch as batch
 
     reqs = requests(24)
@@ -266,7 +268,9 @@ def test_dummy_rows_change_no_output_and_leave_no_kv_entry(tiny_gguf, bias, monk
     plain, st0 = run(False)
     padded, st1 = run(True)
     assert st0["pad_rows"] == 0 and st1["pad_rows"] > st1["gen_decodes"]
-    assert padded == plain  # probabilities compared exactly, not within PROB_TOL
+    assert [(raw, out, reused) for raw, out, _, reused in padded] == \
+        [(raw, out, reused) for raw, out, _, reused in plain]
+    assert all(close_probs(p[2], q[2]) for p, q in zip(padded, plain))
     assert st1["gen_rows"] == st0["gen_rows"]
     assert sum(int(n) * c for n, (c, _) in st1["gen_by_rows"].items()) == \
         st1["gen_rows"] + st1["pad_rows"]
