@@ -20,9 +20,8 @@ other jobs on a shared machine would.
 team of worker threads per thread that starts parallel work, so while a
 second thread that has called llama.cpp lives, the process manages more
 threads than it has cores, and libgomp then spins less before sleeping at
-each sync. The
-batched judge therefore makes every llama.cpp call from its one decode
-thread (``LlamaJudge.exclusive`` for a benchmark's own loops).
+each sync. The batched judge therefore makes every llama.cpp call from its
+one decode thread (``LlamaJudge.exclusive`` for a benchmark's own loops).
 """
 
 from __future__ import annotations
@@ -33,21 +32,8 @@ import subprocess
 import sys
 import time
 
-_CHILD = r"""
-import sys, time
-from llama_cpp import Llama
-llm = Llama(model_path=sys.argv[1], n_ctx=4096, n_threads=int(sys.argv[2]),
-            n_threads_batch=int(sys.argv[2]), verbose=False)
-toks = (llm.tokenize(b"A judge reads the context and the answer. ") * 200)[:1000]
-llm.eval(toks)
-t = time.perf_counter()
-for i in range(int(sys.argv[3])):
-    llm.eval([toks[i % 100]])  # any token of the vocabulary
-print(1000 * (time.perf_counter() - t) / int(sys.argv[3]))
-"""
-
-
-_TEAMS_CHILD = r"""
+#: Load the model, evaluate a 1,000-token prompt; ``timed(n)``: ms per generated token.
+_SETUP = r"""
 import sys, threading, time
 from llama_cpp import Llama
 llm = Llama(model_path=sys.argv[1], n_ctx=4096, n_threads=int(sys.argv[2]),
@@ -59,6 +45,13 @@ def timed(n):
     for i in range(n):
         llm.eval([toks[i % 100]])  # any token of the vocabulary
     return 1000 * (time.perf_counter() - t) / n
+"""
+
+_CHILD = _SETUP + r"""
+print(timed(int(sys.argv[3])))
+"""
+
+_TEAMS_CHILD = _SETUP + r"""
 one = timed(int(sys.argv[3]))
 called, done = threading.Event(), threading.Event()
 def second():  # a second thread calls llama.cpp once, then lives on idle, as a decode thread
@@ -88,31 +81,34 @@ SETTINGS = {"libgomp default (spin 300k)": {}, "GOMP_SPINCOUNT=3000 (localeval)"
             {"OMP_WAIT_POLICY": "PASSIVE"}}
 
 
-def measure(model: str, setting: dict[str, str], threads: int, tokens: int, busy: int) -> float:
-    """ms per generated token after a 1,000-token prompt, in a fresh process."""
+def _child(code: str, model: str, setting: dict[str, str], threads: int, tokens: int
+           ) -> list[float]:
+    """Run ``code`` in a fresh process with only ``setting`` of the OpenMP variables;
+    the numbers on its last line."""
     env = {k: v for k, v in os.environ.items()
            if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
     env.update(setting)
+    out = subprocess.run([sys.executable, "-c", code, model, str(threads), str(tokens)],
+                         capture_output=True, text=True, env=env, timeout=600, check=True)
+    return [float(x) for x in out.stdout.strip().splitlines()[-1].split()]
+
+
+def measure(model: str, setting: dict[str, str], threads: int, tokens: int, busy: int) -> float:
+    """ms per generated token after a 1,000-token prompt, in a fresh process."""
     hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(busy)]
     try:
-        out = subprocess.run([sys.executable, "-c", _CHILD, model, str(threads), str(tokens)],
-                             capture_output=True, text=True, env=env, timeout=600, check=True)
+        return _child(_CHILD, model, setting, threads, tokens)[0]
     finally:
         for h in hogs:
             h.kill()
             h.wait()
-    return float(out.stdout.strip().splitlines()[-1])
 
 
 def measure_teams(model: str, threads: int, tokens: int) -> tuple[float, float, float]:
     """ms per token from one calling thread; while a second thread that has called
-    llama.cpp is alive (idle); after that thread has ended."""
-    env = dict(os.environ, GOMP_SPINCOUNT="3000")
-    env.pop("OMP_WAIT_POLICY", None)
-    out = subprocess.run([sys.executable, "-c", _TEAMS_CHILD, model, str(threads), str(tokens)],
-                         capture_output=True, text=True, env=env, timeout=600, check=True)
-    one, two, after = out.stdout.strip().splitlines()[-1].split()
-    return float(one), float(two), float(after)
+    llama.cpp is alive (idle); after that thread has ended. localeval's spin setting."""
+    one, two, after = _child(_TEAMS_CHILD, model, {"GOMP_SPINCOUNT": "3000"}, threads, tokens)
+    return one, two, after
 
 
 def main() -> int:

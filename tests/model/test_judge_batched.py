@@ -296,7 +296,6 @@ def test_padded_rows_follows_measured_costs():
     assert st.to_dict()["gen_by_rows"]["16"] == [MIN_SEEN + 1, round(0.123 * (MIN_SEEN + 1), 3)]
 
 
-
 @pytest.mark.parametrize("parallel", [1, 3])
 def test_exclusive_runs_where_the_judge_decodes_and_leaves_no_stale_prefix(
         tiny_gguf, bias, parallel):

@@ -74,7 +74,7 @@ class BatchEngine:
         self._can_pad = not (lc.llama_model_is_recurrent(model) or lc.llama_model_is_hybrid(model))
         self._slots = [Slot(i) for i in range(n_seq)]
         for s in self._slots:
-            lc.llama_memory_seq_rm(self._mem, s.seq_id, -1, -1)
+            self._empty(s)
         self._queue: deque[Job] = deque()
         self._exclusive: deque[tuple[Callable[[], Any], Future]] = deque()
         self._cond = threading.Condition()
@@ -101,8 +101,8 @@ class BatchEngine:
         For code that needs the llama.cpp context to itself (the benchmark's
         own ``llama_decode`` loops): run from another thread, llama.cpp's
         OpenMP would start a second team of worker threads beside the decode
-        thread's, and while both teams exist a decode costs 20-45 % more
-        (measured in docs/performance.md, "Where the decodes run"). ``fn`` may
+        thread's, and while both teams exist a one-row decode costs 25-80 %
+        more (measured in docs/performance.md, "Where the decodes run"). ``fn`` may
         use any sequence of the context, so every slot's cache is emptied after it.
         """
         fut: Future = Future()
@@ -120,8 +120,7 @@ class BatchEngine:
             fut.set_exception(e)
         finally:
             for s in self._slots:
-                self._lc.llama_memory_seq_rm(self._mem, s.seq_id, -1, -1)
-                s.tokens = []
+                self._empty(s)
 
     def _submit(self, job: Job) -> Any:
         if not job.prompt:
@@ -273,7 +272,7 @@ class BatchEngine:
         gen = [s for s in self._live() if s.job is not None and s.job.generating]
         if gen:
             idle = [s for s in self._slots if s.job is None and len(s.tokens) < self.host.n_ctx
-                    and self._can_pad]
+                    ] if self._can_pad else []
             pad = padded_rows(self.stats, len(gen), len(idle)) - len(gen)
             self._decode([(s, s.job.todo[:1]) for s in gen], prompt=False,  # type: ignore[union-attr]
                          dummies=idle[:pad])
@@ -372,8 +371,11 @@ class BatchEngine:
             return
         if job.seq is not None:
             job.seq.free()
-        # What the failed call left in the cache is not trusted again.
+        self._empty(slot)  # what the failed call left in the cache is not trusted again
+        job.future.set_exception(err)
+
+    def _empty(self, slot: Slot) -> None:
+        """Drop everything ``slot`` holds in the KV cache."""
         self._lc.llama_memory_seq_rm(self._mem, slot.seq_id, -1, -1)
         slot.tokens = []
-        job.future.set_exception(err)
 
