@@ -85,10 +85,30 @@ def _add_run_options(r: argparse.ArgumentParser) -> None:
     d.add_argument("--cache", help="cache file (default: $LOCALEVAL_CACHE or "
                    "~/.cache/localeval/cache.sqlite)")
     d.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
-    d.add_argument("--fail-under", action="append", metavar="METRIC=VALUE", default=[],
-                   help="exit 1 when a metric's mean is below VALUE (repeatable)")
-    d.add_argument("--quiet", action="store_true", help="no progress bar, no table")
+    _add_gate_options(r)
+    d.add_argument("--quiet", action="store_true", help="no progress bar, no table (failed "
+                   "gates are still printed, one line each)")
     d.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+
+def _add_gate_options(r: argparse.ArgumentParser) -> None:
+    """The CI gates of ``localeval run`` (docs/ci-gates.md); a failed gate exits 1."""
+    g = r.add_argument_group("gates (exit 1 when one fails; see docs/ci-gates.md)")
+    g.add_argument("--fail-under", action="append", metavar="METRIC=VALUE", default=[],
+                   help="fail when a metric's mean is below VALUE (above it for metrics "
+                        "where lower is better), or when it has unscored samples beyond "
+                        "--allow-unscored (repeatable)")
+    g.add_argument("--fail-under-each", action="append", metavar="METRIC=VALUE", default=[],
+                   help="fail when any sample's score is below VALUE, listing each such "
+                        "sample's id, question and working; unscored samples fail it beyond "
+                        "--allow-unscored (repeatable)")
+    g.add_argument("--allow-unscored", action="append", metavar="[METRIC=]N", default=[],
+                   help="unscored samples a gate tolerates: a count (2), a share (0.1 or "
+                        "10%%) or 'all' (gate on the scored samples only); METRIC=N for one "
+                        "metric (repeatable; default: 0)")
+    g.add_argument("--fail-if-unfit-judge", action="store_true",
+                   help="fail when the judge did not pass its self-test on known-answer "
+                        "pairs (doubtful, unfit, or not tested)")
 
 
 def positive_int(text: str) -> int:
@@ -150,15 +170,10 @@ def judge_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    """Evaluate the dataset, print the summary; 1 when a ``--fail-under`` gate fails."""
-    from localeval.report import parse_gates
+    """Evaluate the dataset, print the summary; 1 when a gate fails (``_Gates``)."""
     from localeval.run import evaluate
 
-    gates = parse_gates(args.fail_under)
-    for key, value in gates.items():
-        if not math.isfinite(value):  # a NaN threshold compares False: it could never fail
-            raise UsageError(f"bad --fail-under {key}={value}: the threshold must be a finite "
-                             "number, e.g. faithfulness=0.85")
+    gates = _Gates(args)
     data = example_path() if args.dataset == EXAMPLE else Path(args.dataset)
     if args.repeats < 1:
         raise UsageError("--repeats must be at least 1")
@@ -183,9 +198,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         lang=args.lang, seed=args.seed, temperature=args.temperature, verdicts=args.verdicts,
         repeats=args.repeats, cache=cache, device=args.device, out_dir=args.out,
         progress=False if (args.quiet or args.json) else None, on_warning=warn,
+        expect_metrics=gates.named,
     )
     _print_summary(result.summary, args)
-    return _check_gates(result.summary, gates)
+    return gates.check(result)
 
 
 def cmd_retrieval(args: argparse.Namespace) -> int:
@@ -232,11 +248,40 @@ def _run_metrics(args: argparse.Namespace) -> Any:
     return parse_metrics(args.metrics, defined)
 
 
-def _check_gates(summary: dict[str, Any], gates: dict[str, float]) -> int:
-    from localeval.report import check_gates
+class _Gates:
+    """The run's gates, parsed and checked before any work; ``check`` after the run."""
 
-    failed = check_gates(summary, gates)
-    if failed:
-        print("localeval: gate failed: " + "; ".join(failed), file=sys.stderr)
-        return 1
-    return 0
+    def __init__(self, args: argparse.Namespace) -> None:
+        from localeval.report import parse_allow_unscored, parse_gates
+
+        self.mean = parse_gates(args.fail_under)
+        self.each = parse_gates(args.fail_under_each, "--fail-under-each")
+        self.allow = parse_allow_unscored(args.allow_unscored)
+        self.judge = bool(args.fail_if_unfit_judge)
+        if self.judge and (args.no_judge_check or args.workers > 1 or args.ray):
+            why = ("--no-judge-check switches the self-test off" if args.no_judge_check else
+                   "with --workers or --ray the judge is loaded by other processes, which "
+                   "take no self-test; run `localeval judge check` as a CI step instead")
+            raise UsageError(f"--fail-if-unfit-judge needs the judge self-test: {why}")
+        #: every metric a gate names -> the option naming it, checked before any judging
+        self.named = {**{k: "--allow-unscored" for k in self.allow.per_metric},
+                      **{k: "--fail-under-each" for k in self.each},
+                      **{k: "--fail-under" for k in self.mean}}
+
+    def check(self, result: Any) -> int:
+        """Print one line per failed gate (``--quiet`` too) and return the exit code."""
+        from localeval.report import (UnscoredPolicy, check_each, check_gates,
+                                      judge_fit_failure, resolve_gate_keys)
+
+        key = resolve_gate_keys(self.named, result.metrics)
+        policy = UnscoredPolicy(self.allow.default,
+                                {key[k]: a for k, a in self.allow.per_metric.items()})
+        failed = check_gates(result.summary, {key[k]: v for k, v in self.mean.items()}, policy)
+        failed += check_each(result.samples, result.scores, result.summary,
+                             {key[k]: v for k, v in self.each.items()}, policy)
+        unfit = judge_fit_failure(result.summary) if self.judge else None
+        if unfit:
+            failed.append(unfit)
+        for line in failed:
+            print(f"localeval: gate failed: {line}", file=sys.stderr)
+        return 1 if failed else 0

@@ -10,17 +10,26 @@ templates into one self-contained page.
 from localeval.lazy import lazy_face
 
 _WHERE = {
+    "Allowance": ".gates",
+    "UnscoredPolicy": ".gates",
+    "check_each": ".sample_gates",
     "check_gates": ".gates",
     "code_span": ".markdown",
     "escape_markdown": ".markdown",
+    "excerpt": ".numbers",
+    "judge_fit_failure": ".gates",
     "judge_health": ".health",
+    "parse_allow_unscored": ".gates",
     "parse_gates": ".gates",
+    "resolve_gate_keys": ".gates",
+    "sample_label": ".sample_gates",
     "signature": ".summary",
     "signature_line": ".summary",
     "summarize_metric": ".summary",
     "summarize_metrics": ".summary",
     "summary_table": ".markdown",
     "to_node": ".details",
+    "unscored_policy": ".gates",
     "write_html_report": ".html",
     "write_markdown_report": ".markdown",
 }

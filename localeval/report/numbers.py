@@ -1,10 +1,12 @@
-"""How numbers read in every report: fixed digits for means, short plain forms elsewhere."""
+"""How numbers and texts read in every report: fixed digits for means, short plain forms
+elsewhere, long texts cut to one line."""
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
-__all__ = ["fmt", "plain_number"]
+__all__ = ["fmt", "plain_number", "excerpt"]
 
 
 def fmt(v: float | None, digits: int = 4) -> str:
@@ -24,3 +26,12 @@ def plain_number(v: float | int) -> str:
         return str(v)
     # up to 4 decimals without trailing zeros: 0.75, 0.6363, 0.0012
     return f"{v:.4f}".rstrip("0").rstrip(".") if abs(v) >= 1e-3 else f"{v:.3g}"
+
+
+def excerpt(text: Any, n: int = 140) -> str:
+    """``text`` on one line (white space collapsed), cut to ``n`` characters with an ellipsis.
+
+    Cut by characters, not at words (``textwrap.shorten``): CJK text has no spaces.
+    """
+    s = " ".join(str(text or "").split())
+    return s if len(s) <= n else s[: n - 1] + "…"

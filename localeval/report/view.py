@@ -19,7 +19,7 @@ from typing import Any, Mapping, Sequence
 from localeval.report.details import to_node
 from localeval.report.histogram import histogram, is_bounded, tone
 from localeval.report.health import health_line
-from localeval.report.numbers import fmt, plain_number
+from localeval.report.numbers import excerpt, fmt, plain_number
 
 __all__ = ["build_view", "pick_samples", "WORST_K", "MAX_SAMPLES"]
 
@@ -32,8 +32,7 @@ MAX_SAMPLES = 500
 
 
 def _excerpt(s: Any, n: int = 140) -> str:
-    s = " ".join(str(s or "").split())
-    return s if len(s) <= n else s[: n - 1] + "…"
+    return excerpt(s, n)
 
 
 def _as_dict(sample: Any) -> Mapping[str, Any]:

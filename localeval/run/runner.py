@@ -67,6 +67,7 @@ def evaluate(
     observer: MetricObserver | None = None,
     judge_check: bool | None = None,
     on_info: Callable[[str], None] | None = None,
+    expect_metrics: Mapping[str, str] | Iterable[str] = (),
 ) -> EvaluationResult:
     """Evaluate ``data`` with ``metrics`` and return per-sample scores and a summary.
 
@@ -94,6 +95,9 @@ def evaluate(
     is ``summary["judge_health"]["self_test"]`` (``summary["judge_self_test"]``
     when this process loaded no judge) and its one-line verdict goes to
     ``on_warning`` when the judge is not fit, else to ``on_info``.
+    ``expect_metrics``: metric keys or names the caller will read from the
+    result (gates), or a mapping name -> the option that named it; one the run
+    does not compute is a ``UsageError`` before any model loads, not after the judging.
     """
     from localeval.config import get_config
 
@@ -114,6 +118,7 @@ def evaluate(
     ds = load_dataset(data, columns=columns)
     chosen = _choose_metrics(metrics, ds)
     check_required(ds, {m.key: m.requires for m in chosen})
+    _check_expected(expect_metrics, chosen)
     notes: list[str] = []
     # stacklevel 4: the user's call of evaluate (the lambda, _evaluate, evaluate above it)
     warn = on_warning or (lambda msg: warnings.warn(msg, stacklevel=4))
@@ -241,6 +246,15 @@ def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes
             writer.close(summary)
             write_reports(writer.dir, summary, done, scores[: len(done)], warn)
     return EvaluationResult(list(done), chosen, scores[: len(done)], summary, notes)
+
+
+def _check_expected(expect: Mapping[str, str] | Iterable[str], chosen: list[Metric]) -> None:
+    """Every metric a gate names is one the run computes (``report.resolve_gate_keys``)."""
+    from localeval.report import resolve_gate_keys
+
+    named = expect if isinstance(expect, Mapping) else dict.fromkeys(expect, "a gate")
+    for name, option in named.items():
+        resolve_gate_keys([name], chosen, option)
 
 
 def _finite(score: Score) -> Score:

@@ -5,9 +5,11 @@
   right / at random from the request's structure: the two ends the judge
   self-test (``localeval judge check``) must tell apart.
 - ``HashEmbedder``: a deterministic embedder with no model, for unit tests.
-- ``assert_scores``: metric thresholds as a pytest assertion (a CI gate);
-  ``assert_each``: every sample against the thresholds, failing with the ids
-  and working of those under them.
+- ``assert_scores``: metric thresholds as a pytest assertion (a CI gate; unscored
+  samples fail it unless ``allow_unscored``; ``fail_if_unfit_judge``);
+  ``assert_each``: every sample against the thresholds, failing with the ids,
+  questions and working of those under them; ``rows`` / ``assert_row``: one
+  test per dataset row with ``pytest.mark.parametrize`` (docs/ci-gates.md).
 - ``build_tiny_gguf``: writes a real random-weight GGUF with a real BPE
   tokenizer, so tests run the real llama.cpp path without downloading anything.
 - ``headless_dom``: a page as headless Chromium shows it (DOM and console).
@@ -25,11 +27,13 @@ _WHERE = {
     "ScriptedJudge": ".scripted",
     "TinyModelSpec": ".tiny_gguf",
     "assert_each": ".assertions",
+    "assert_row": ".per_row",
     "assert_scores": ".assertions",
     "build_tiny_gguf": ".tiny_gguf",
     "chromium_path": ".browser",
     "headless_dom": ".browser",
     "quote_bias": ".tiny_gguf",
+    "rows": ".per_row",
 }
 
 __all__ = sorted(_WHERE)

@@ -63,12 +63,15 @@ def test_assert_each_names_the_samples_under_the_threshold_with_their_working():
     with pytest.raises(AssertionError) as e:
         assert_each(ROWS, {"faithfulness": 0.5}, **kw)
     msg = str(e.value)
-    assert msg.startswith("localeval: 1 of 3 samples under the thresholds (q3):")
-    assert "q3: faithfulness 0.000 < 0.5; working:" in msg and "not in the context" in msg
-    assert "q1:" not in msg and "q2:" not in msg
+    assert msg.startswith("localeval: gate failed: faithfulness at least 0.5 on every sample: "
+                          "1 of 3 samples under it\n")
+    # id and question, score, and the judge's working
+    assert '  q3 "Something else": faithfulness 0.000 < 0.5; working:' in msg
+    assert "not in the context" in msg
+    assert "q1 " not in msg and "q2 " not in msg
     # the mean passes the same threshold: only the per-sample check catches q3
     assert_scores(ROWS, {"faithfulness": 0.5}, **kw)
-    with pytest.raises(AssertionError, match=r"\(q3\)"):
+    with pytest.raises(AssertionError, match=r'q3 "Something else"'):
         assert_scores(ROWS, {"faithfulness": 0.5}, per_sample=True, **kw)
     result = assert_each(ROWS, {"faithfulness": 0.0}, **kw)
     assert result["faithfulness"] == pytest.approx(2 / 3)
@@ -76,10 +79,15 @@ def test_assert_each_names_the_samples_under_the_threshold_with_their_working():
 
 def test_assert_each_fails_unscored_samples_unless_allowed():
     kw = dict(judge=False, cache=False, embedder=False)
-    with pytest.raises(AssertionError, match=r"3 of 3 samples .*\n  q1: faithfulness unscored "
-                                             r"\(.*judge"):
+    with pytest.raises(AssertionError, match=r"0 of 3 samples under it; 3 of 3 samples unscored "
+                                             r"\(no judge model.*: 3\), allowed: 0\n"
+                                             r'  q1 "Where is \\"Tokyo\\", Japan\? Two lines.": '
+                                             r"faithfulness unscored \(.*judge"):
         assert_each(ROWS, {"faithfulness": 0.0}, **kw)
     assert_each(ROWS, {"faithfulness": 0.0}, allow_unscored=True, **kw)
+    assert_each(ROWS, {"faithfulness": 0.0}, allow_unscored="all", **kw)
+    with pytest.raises(AssertionError, match="allowed: 2"):
+        assert_each(ROWS, {"faithfulness": 0.0}, allow_unscored=2, **kw)
 
 
 def test_signature_is_printed_on_one_line_at_any_terminal_width(tmp_path):
