@@ -191,7 +191,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     result = evaluate(
         data, _run_metrics(args), judge=args.judge, judge_options=judge_options(args),
-        workers=args.workers, judge_check=False if args.no_judge_check else None,
+        workers=args.workers,
+        # --fail-if-unfit-judge needs the self-test even where configuration switches it off
+        judge_check=False if args.no_judge_check else (True if gates.judge else None),
         on_info=info,
         ray=args.ray, ray_actors=args.ray_actors,
         embedder=args.embedder, columns=args.columns,

@@ -8,7 +8,7 @@
         assert_row(row, {"faithfulness": 0.7}, judge="models/judge.gguf")
 
 Each row is its own test, named by its id and question (``test_answer[q3: Where
-is the cafeteria…]``), so ``pytest -k q3`` re-runs one, and a failure shows the
+is the cafeteria...]``), so ``pytest -k q3`` re-runs one, and a failure shows the
 row's id, question, score and the judge's working. The judge and embedder a
 string names are loaded once per process, not once per row.
 """
@@ -40,9 +40,12 @@ def rows(data: Any, *, columns: Iterable[str] | Mapping[str, str] | None = None)
     from localeval.dataset import load_dataset
     from localeval.report import excerpt
 
-    return [pytest.param(s, id=f"{s.id}: {excerpt(s.question, ID_QUESTION_CHARS)}"
-                         if s.question else str(s.id))
-            for s in load_dataset(data, columns=columns)]
+    def test_id(s: Any) -> str:
+        # pytest escapes non-ASCII in ids ("\u2026"): cut with an ASCII "..."
+        q = excerpt(s.question, ID_QUESTION_CHARS).replace("…", "...")
+        return f"{s.id}: {q}" if q else str(s.id)
+
+    return [pytest.param(s, id=test_id(s)) for s in load_dataset(data, columns=columns)]
 
 
 def assert_row(row: Any, thresholds: Mapping[str, float], *, allow_unscored: Any = 0,
