@@ -246,7 +246,7 @@ def check_gates(summary: Mapping[str, Any], gates: Mapping[str, float],
             failed.append(f"{name} {mean:.4f} is {side} {threshold}{tail}")
         elif unscored and not allowance.allows(unscored, total):
             failed.append(f"{name} {mean:.4f} meets {threshold} on the scored samples, but "
-                          f"{gaps}; allowed: {allowance} (--allow-unscored)")
+                          f"{gaps}; allowed: {allowance}")
     return failed
 
 

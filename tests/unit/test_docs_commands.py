@@ -1,6 +1,6 @@
 """The ``localeval ...`` commands shown in README.md and docs/ stay accurate.
 
-Every command in a fenced shell block is parsed by the real command-line
+Every command in a fenced shell block (and in a CI file's YAML block) is parsed by the real command-line
 parser (a renamed option or subcommand fails here, naming the file and line);
 each distinct subcommand's ``--help`` and the commands that need no model and
 no user file (``localeval metrics``, ``models list``, ``cache stats``) run as
@@ -35,8 +35,9 @@ def doc_commands() -> list[tuple[str, list[str]]]:
     for path in DOCS:
         text = path.read_text(encoding="utf-8")
         for m in _FENCE.finditer(text):
-            if m.group(1) not in ("", "bash", "sh", "shell", "console"):
+            if m.group(1) not in ("", "bash", "sh", "shell", "console", "yaml", "yml"):
                 continue
+            ci = m.group(1) in ("yaml", "yml")  # CI files: `- localeval ...`, `run: localeval ...`
             first = text.count("\n", 0, m.start(2)) + 1
             lines = m.group(2).splitlines()
             i = 0
@@ -47,6 +48,8 @@ def doc_commands() -> list[tuple[str, list[str]]]:
                     cmd = cmd.rstrip()[:-1] + " " + lines[i]
                 i += 1
                 cmd = cmd.strip().removeprefix("$ ")
+                if ci:
+                    cmd = cmd.removeprefix("- ").removeprefix("run: ").strip()
                 if not cmd.startswith("localeval "):
                     continue
                 argv = shlex.split(cmd, comments=True)

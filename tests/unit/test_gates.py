@@ -56,7 +56,7 @@ def test_check_refuses_a_nan_threshold_given_from_python():
 def test_a_mean_gate_fails_on_unscored_samples_naming_how_many_and_why():
     assert check_gates(SUMMARY, {"faithfulness": 0.85}) == [
         "faithfulness 0.9000 meets 0.85 on the scored samples, but 2 of 8 samples unscored "
-        "(reply did not parse: 1, no contexts: 1); allowed: 0 (--allow-unscored)"]
+        "(reply did not parse: 1, no contexts: 1); allowed: 0"]
     # a mean under the threshold says the gaps too
     assert check_gates(SUMMARY, {"faithfulness": 0.95}) == [
         "faithfulness 0.9000 is below 0.95; 2 of 8 samples unscored "
