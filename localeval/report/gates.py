@@ -25,7 +25,8 @@ from typing import Any, Iterable, Mapping, Sequence
 from localeval.errors import UsageError
 
 __all__ = ["parse_gates", "check_gates", "Allowance", "UnscoredPolicy", "parse_allow_unscored",
-           "unscored_policy", "resolve_gate_keys", "gate_entry", "judge_fit_failure", "unscored_text",
+           "unscored_policy", "resolve_gate_keys", "gate_entry", "judge_fit_failure",
+           "unscored_text",
            "threshold_missed"]
 
 #: Reasons named in one gate line; the rest are counted.
@@ -203,7 +204,7 @@ def unscored_text(entry: Mapping[str, Any]) -> str:
 
 
 def threshold_missed(value: float, threshold: float, lower_is_better: bool) -> bool:
-    """True when ``value`` is on the wrong side of ``threshold`` (a ceiling when lower is better)."""
+    """True when ``value`` misses ``threshold`` (a ceiling when lower is better)."""
     return value > threshold if lower_is_better else value < threshold
 
 

@@ -86,7 +86,7 @@ def check_result(result: Any, mean: Mapping[str, float], each: Mapping[str, floa
 
 def gate_evaluate(data: Any, thresholds: Mapping[str, float], fail_if_unfit_judge: bool,
               kwargs: dict[str, Any]) -> Any:
-    """``evaluate`` on the metrics the thresholds name, quietly, with the self-test the gate needs."""
+    """``evaluate`` on the metrics the thresholds name, quietly, with the self-test a gate needs."""
     __tracebackhide__ = True
     from localeval.errors import UsageError
     from localeval.run import evaluate

@@ -50,7 +50,7 @@ def rows(data: Any, *, columns: Iterable[str] | Mapping[str, str] | None = None)
 
 def assert_row(row: Any, thresholds: Mapping[str, float], *, allow_unscored: Any = 0,
                fail_if_unfit_judge: bool = False, **evaluate_kwargs: Any) -> Any:
-    """Score one row (a ``Sample`` from :func:`rows`, or a dict) and fail when it misses a threshold.
+    """Score one row (a ``Sample`` from :func:`rows`, or a dict); fail when it misses a threshold.
 
     The per-sample gate on one sample: the failure names the row's id and
     question, its score and the judge's working. An unscored row fails unless

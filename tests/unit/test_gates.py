@@ -111,7 +111,9 @@ ROWS += [{"id": "bad", "question": "Which answer is unfaithful?",
           "contexts": ["ctx"], "reference": "A faithful answer."}]
 
 
-def _scripted() -> ScriptedJudge:
+def gate_judge() -> ScriptedJudge:
+    """Faithful unless the answer says 'unfaithful'; a reply that does not parse for 'BROKEN'
+    (tests/unit/test_testing_rows.py uses it in a user's suite too)."""
     def statements(request):
         if "BROKEN" in request.messages[-1]["content"]:
             raise JudgeCallError("reply did not parse")
@@ -135,7 +137,7 @@ def data(tmp_path, monkeypatch):
 
 
 def _run(data, capsys, *extra, judge=None):
-    judge = judge or _scripted()
+    judge = judge or gate_judge()
     localeval.configure(judge=judge)
     code = main(["run", str(data), "-m", "faithfulness,rougeL", "-o", str(data.parent / "out"),
                  "--no-cache", "--quiet", *extra])
@@ -214,7 +216,7 @@ def test_cli_unfit_judge_gate_fails_when_there_is_no_judge_to_test(data, capsys)
 
 
 def test_assert_scores_fails_on_unscored_samples_unless_allowed(data):
-    kw = dict(judge=_scripted(), cache=False, judge_check=False)
+    kw = dict(judge=gate_judge(), cache=False, judge_check=False)
     with pytest.raises(AssertionError, match=r"localeval: gate failed: faithfulness 0.8000 meets "
                                              r"0.7 .* 1 of 6 samples unscored \(reply did not "
                                              r"parse: 1\); allowed: 0"):

@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -22,30 +23,21 @@ ROWS = [{"id": "ok", "question": "Where is the service desk?", "answer": "On flo
          "answer": "An unfaithful answer.", "contexts": ["The cafeteria opens at 8."]},
         {"id": "gap", "question": "BROKEN", "answer": "x", "contexts": ["c"]}]
 
-USER_SUITE = '''
+USER_SUITE = f'''
+import sys
+
 import pytest
-from localeval.errors import JudgeCallError
-from localeval.testing import ScriptedJudge, assert_row, rows
+from localeval.testing import assert_row, rows
 
+sys.path.insert(0, {str(Path(__file__).parent)!r})
+from test_gates import gate_judge  # the scripted judge of the CLI gate tests
 
-def statements(request):
-    if "BROKEN" in request.messages[-1]["content"]:
-        raise JudgeCallError("reply did not parse")
-    return {"statements": ["the claim"]}
-
-
-def verdicts(request):
-    bad = "unfaithful" in request.messages[-1]["content"]
-    return {"verdicts": [{"reason": "not in the context" if bad else "stated",
-                          "verdict": 0 if bad else 1}]}
-
-
-JUDGE = ScriptedJudge({"statements": statements, "faithfulness_verdicts": verdicts})
+JUDGE = gate_judge()
 
 
 @pytest.mark.parametrize("row", rows("golden.jsonl"))
 def test_answer(row):
-    assert_row(row, {"faithfulness": 0.5}, judge=JUDGE, cache=False)
+    assert_row(row, {{"faithfulness": 0.5}}, judge=JUDGE, cache=False)
 '''
 
 
