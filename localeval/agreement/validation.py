@@ -177,12 +177,13 @@ class Validation:
         if self.separation:
             lines += ["### Separation of labelled samples", "", "| " + " | ".join(SEP_HEAD)
                       + " |", "|---|---|" + "---:|" * (len(SEP_HEAD) - 2)]
-            lines += ["| " + " | ".join(r) + " |" for r in self.sep_rows(" ")]
+            lines += ["| " + " | ".join(esc(c) for c in r) + " |" for r in self.sep_rows(" ")]
             lines.append("")
         if self.human:
             lines += ["### Agreement with human scores", "", "| " + " | ".join(HUMAN_HEAD)
                       + " |", "|---|" + "---:|" * (len(HUMAN_HEAD) - 1)]
-            lines += ["| " + " | ".join(r) + " |" for r in self.human_rows(" ")]
+            lines += ["| " + " | ".join(esc(c) for c in r) + " |"
+                      for r in self.human_rows(" ")]
             lines.append("")
         lines += ["Notes:", ""] + [f"- {esc(n)}" for n in self.notes()]
         return "\n".join(lines) + "\n"
