@@ -13,6 +13,7 @@ asked for (``how="position"``, ``--align position``).
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -20,7 +21,7 @@ from localeval.agreement.resultset import ResultSet
 from localeval.errors import DataError, UsageError
 from localeval.lang import normalise
 
-__all__ = ["Alignment", "align", "ALIGN_RULES"]
+__all__ = ["Alignment", "align", "ALIGN_RULES", "pairing_id", "id_index"]
 
 #: What ``how`` may be: ``auto`` tries id, then content.
 ALIGN_RULES = ("auto", "id", "content", "position")
@@ -85,14 +86,16 @@ def align(a: ResultSet | Mapping[str, Any], b: ResultSet | Mapping[str, Any], *,
     1. both sets carry ids and share some -> match on id, and check each pair's
        content (question, contexts and answer hashes, where both sides have
        them); if a pair's content differs, match on content instead, or refuse
-       naming the first pair that differs;
+       naming the first pair that differs. Ids pair in their NFC form without
+       outer white space (:func:`pairing_id`);
     2. otherwise match on content (the fields every sample of both sets has);
-       samples with identical content are paired in order. Every sample of the
-       smaller set must find a partner, else refuse naming the first that does
+       two samples of one set with the same content are refused (which is which
+       cannot be known). Every sample of the smaller set must find a partner, else refuse naming the first that does
        not; samples only in the larger set are reported;
     3. no shared id and no content on both sides: refuse.
 
-    ``how="id"`` or ``"content"`` forces that rule (still checked);
+    ``how="id"`` or ``"content"`` forces that rule (still checked; ``id`` refuses
+    a set without ids rather than falling back to content);
     ``how="position"`` pairs row i with row i and checks nothing.
     """
     if how not in ALIGN_RULES:
@@ -102,18 +105,25 @@ def align(a: ResultSet | Mapping[str, Any], b: ResultSet | Mapping[str, Any], *,
     if how == "position":
         return _by_position(a, b)
     keys = _shared_keys(a, b)
+    if how == "id":
+        for rs in (a, b):
+            if rs.ids_from != "id":
+                raise DataError(f"{rs.source} has no id column (its samples are numbered by "
+                                "row), so --align id cannot pair it; add an 'id' column, or "
+                                "use --align content or --align position")
     if how in ("auto", "id") and a.ids_from == "id" and b.ids_from == "id":
-        shared = set(b.scores)
-        pairs = [(i, i) for i in a.scores if i in shared]
+        by_b = id_index(b)
+        id_index(a)  # refuses ids of A that collide once normalised
+        pairs = [(i, by_b[k]) for i in a.scores if (k := pairing_id(i)) in by_b]
         if how == "id" and not pairs:
             raise DataError(f"no id of {a.source} occurs in {b.source}; align by content "
                             "or by position (--align content / --align position)")
         if pairs:
             bad = _first_difference(a, b, pairs, keys)
             if bad is None:
-                sa = {p for p, _ in pairs}
+                sa, sb = {p for p, _ in pairs}, {q for _, q in pairs}
                 return Alignment(pairs, "id", [i for i in a.scores if i not in sa],
-                                 [i for i in b.scores if i not in sa], checked=keys)
+                                 [i for i in b.scores if i not in sb], checked=keys)
             if how == "id" or not keys:
                 raise DataError(bad)
             try:
@@ -130,6 +140,26 @@ def align(a: ResultSet | Mapping[str, Any], b: ResultSet | Mapping[str, Any], *,
                         "(or the question column) to the export, pass the evaluated dataset "
                         "(--dataset), or pair row by row with --align position.")
     return _by_content(a, b, keys)
+
+
+def pairing_id(sid: str) -> str:
+    """The form of an id that pairs: NFC and without outer white space, so that an id
+    written by macOS (NFD) or with a trailing space still finds its partner."""
+    return unicodedata.normalize("NFC", sid).strip()
+
+
+def id_index(rs: ResultSet) -> dict[str, str]:
+    """pairing id -> id of ``rs``; refuses two ids that differ only in normalisation or
+    outer white space (they could not be told apart when pairing)."""
+    out: dict[str, str] = {}
+    for sid in rs.scores:
+        k = pairing_id(sid)
+        if k in out:
+            raise DataError(f"ids {out[k]!r} and {sid!r} differ only in Unicode "
+                            f"normalisation or white space around them ({_describe(rs, out[k])}"
+                            f" and {_describe(rs, sid)}); make them distinct", file=rs.source)
+        out[k] = sid
+    return out
 
 
 def _first_difference(a: ResultSet, b: ResultSet, pairs: list[tuple[str, str]],
@@ -150,13 +180,15 @@ def _by_content(a: ResultSet, b: ResultSet, keys: tuple[str, ...], note: str = "
         return tuple(c[k] for k in keys)
 
     waiting: dict[tuple[str, ...], list[str]] = {}
+    for rs in (a, b):
+        _refuse_shared_keys(rs, keys, key)
     for sid in b.scores:
         waiting.setdefault(key(b, sid), []).append(sid)
     pairs: list[tuple[str, str]] = []
     for sid in a.scores:
         bucket = waiting.get(key(a, sid))
         if bucket:
-            pairs.append((sid, bucket.pop(0)))  # identical content: paired in order
+            pairs.append((sid, bucket.pop()))
     ma, mb = {x for x, _ in pairs}, {y for _, y in pairs}
     only_a = [i for i in a.scores if i not in ma]
     only_b = [i for i in b.scores if i not in mb]
@@ -169,6 +201,22 @@ def _by_content(a: ResultSet, b: ResultSet, keys: tuple[str, ...], note: str = "
                         "both sets score the same data set, or pair row by row with "
                         "--align position.")
     return Alignment(pairs, "content", only_a, only_b, note, checked=keys)
+
+
+def _refuse_shared_keys(rs: ResultSet, keys: tuple[str, ...], key: Any) -> None:
+    """Refuse samples of one set that share their content key: which of them is which
+    sample of the other set cannot be known, and pairing them in row order would
+    guess without a word."""
+    seen: dict[tuple[str, ...], str] = {}
+    for sid in rs.scores:
+        k = key(rs, sid)
+        if k in seen:
+            what = ", ".join(_WHAT[x] for x in keys)
+            raise DataError(f"{_describe(rs, seen[k])} and {_describe(rs, sid)} have the same "
+                            f"{what}, so they cannot be paired by content: add an 'id' "
+                            "column to both sets, or pair row by row with --align position",
+                            file=rs.source)
+        seen[k] = sid
 
 
 def _by_position(a: ResultSet, b: ResultSet) -> Alignment:

@@ -8,6 +8,7 @@ Markdown and a terminal table; ``pages`` writes it to files.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
@@ -217,32 +218,43 @@ def _f(v: float | None, digits: int = 3) -> str:
 
 
 def _metric_pairs(a: ResultSet, b: ResultSet,
-                  metrics: Sequence[str] | Mapping[str, str] | None
+                  metrics: Sequence[str] | Mapping[str, str] | None,
+                  extra: Sequence[tuple[str, str]] = ()
                   ) -> tuple[list[tuple[str, str]], list[str], list[str]]:
+    """(A metric, B metric) pairs to compare, and the metrics left only in A and only in B.
+
+    ``extra`` pairs are added to ``metrics`` (to the shared metrics when it is None)."""
     ma, mb = a.metrics, b.metrics
+    extra = [tuple(p) for p in extra]
     if metrics is None:
-        pairs = [(m, m) for m in ma if m in mb]
-        if not pairs:
+        items = [(m, m) for m in ma if m in mb]
+        if not items and not extra:
             raise DataError(f"no metric in common: A ({a.source}) has {', '.join(ma)}; "
                             f"B ({b.source}) has {', '.join(mb)}. Pair them explicitly "
-                            "(metrics={'a_name': 'b_name'} or --pair A B)")
-        return pairs, [m for m in ma if m not in mb], [m for m in mb if m not in ma]
-    items = list(metrics.items()) if isinstance(metrics, Mapping) else [(m, m) for m in metrics]
+                            "(pairs=[('a_name', 'b_name')] or --pair A B)")
+    else:
+        items = list(metrics.items()) if isinstance(metrics, Mapping) else [(m, m)
+                                                                             for m in metrics]
+    items += [p for p in extra if p not in items]
     for x, y in items:
         if x not in ma:
             raise UsageError(f"metric {x!r} is not in A ({a.source}); it has: {', '.join(ma)}")
         if y not in mb:
             raise UsageError(f"metric {y!r} is not in B ({b.source}); it has: {', '.join(mb)}")
-    return items, [], []
+    if metrics is not None:
+        return items, [], []
+    used_a, used_b = {x for x, _ in items}, {y for _, y in items}
+    return items, [m for m in ma if m not in used_a], [m for m in mb if m not in used_b]
 
 
 def compare(a: ResultSet, b: ResultSet, *, metrics: Sequence[str] | Mapping[str, str] | None = None,
             threshold: float = 0.5, n_boot: int = 2000, seed: int = 0,
-            align_by: str = "auto") -> Comparison:
+            align_by: str = "auto", pairs: Sequence[tuple[str, str]] = ()) -> Comparison:
     """Agreement of result set ``b`` with ``a``, per metric, with bootstrap 95% CIs.
 
     ``metrics``: names present in both (default: every shared metric), or a
     mapping {metric in A: metric in B} to pair differently named metrics.
+    ``pairs``: (metric in A, metric in B) pairs added to those (``--pair``).
     ``threshold``: a score >= threshold is a "pass" verdict for kappa and the
     confusion matrix. Pairs where either side is unscored are left out and
     counted. Undefined statistics (constant inputs) are None with a reason.
@@ -251,10 +263,12 @@ def compare(a: ResultSet, b: ResultSet, *, metrics: Sequence[str] | Mapping[str,
     """
     if not 0 <= n_boot <= 100_000:
         raise UsageError("n_boot must be between 0 and 100000")
+    if not math.isfinite(threshold):
+        raise UsageError(f"threshold must be a finite number, not {threshold!r}")
     al = align(a, b, how=align_by)
-    pairs, only_a, only_b = _metric_pairs(a, b, metrics)
+    chosen, only_a, only_b = _metric_pairs(a, b, metrics, pairs)
     rows: list[MetricAgreement] = []
-    for ma, mb in pairs:
+    for ma, mb in chosen:
         xs, ys, ids, b_ids = [], [], [], []
         un_a = un_b = 0
         for ia, ib in al.pairs:

@@ -9,12 +9,12 @@ template. Nothing here builds or escapes HTML.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import numpy as np
 
 from localeval.agreement.comparison import Comparison, MetricAgreement
+from localeval.agreement.scatter import name_slug
 from localeval.agreement.statistics import STAT_LABELS
 
 __all__ = ["comparison_view", "MAX_DISAGREEMENTS", "FAR_APART"]
@@ -36,7 +36,7 @@ def _g(v: float) -> str:
 
 
 def _anchor(label: str) -> str:
-    return "m-" + re.sub(r"[^0-9A-Za-z_-]+", "-", label).strip("-")
+    return "m-" + name_slug(label)
 
 
 def _stat_cells(m: MetricAgreement) -> list[dict[str, str]]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from localeval.agreement.resultset import ResultSet, canonical_metric_name
+from localeval.agreement.resultset import ResultSet, canonical_metric_name, check_score
 from localeval.agreement.tables import ID_COLUMNS, read_table, row_id
 from localeval.errors import DataError
 
@@ -79,7 +79,11 @@ def load_labels(path: str | Path) -> Labels:
     result sets. A localeval dataset with a ``label`` field (as written by
     scripts/build_validation_set.py) is a valid labels file.
     """
+    if Path(path).is_dir():
+        raise DataError(f"{path} is a folder, not a labels file")
     rows, src, unit = read_table(path)
+    if not rows:
+        raise DataError(f"labels file {src} has no rows")
     cols = list(dict.fromkeys(c for _, r in rows for c in r))
     id_col = next((c for c in ID_COLUMNS if c in cols), None)
     q_col = next((c for c in _Q_COLS if c in cols), None)
@@ -118,12 +122,21 @@ def load_labels(path: str | Path) -> Labels:
                 except (TypeError, ValueError):
                     raise DataError(f"human score must be a number, got {v!r}", file=src,
                                     row=n, column=c, unit=unit) from None
+                why = None if math.isnan(f) else check_score(f, c)
+                if why:
+                    raise DataError(why, file=src, row=n, column=c, unit=unit)
                 h[m] = None if math.isnan(f) else f
             lab.human[sid] = h
         if group_col and r.get(group_col) not in (None, ""):
             lab.groups[sid] = str(r[group_col])
         if q_col and isinstance(r.get(q_col), str):
             lab.questions[sid] = r[q_col]
+    if not lab.binary and not any(v is not None for h in lab.human.values()
+                                  for v in h.values()):
+        cols_ = [label_col] if label_col else list(human_cols)
+        raise DataError(f"every cell of {', '.join(repr(c) for c in cols_)} is empty: no "
+                        "label to validate against", file=src,
+                        column=cols_[0] if len(cols_) == 1 else None, unit=unit)
     return lab
 
 

@@ -4,39 +4,63 @@ A comparison becomes comparison.json (with every paired value),
 comparison.md, one SVG scatter per metric and comparison.html, a
 self-contained page rendered from ``templates/comparison.html.j2`` the way
 the run report is rendered from its templates. A validation becomes
-validation.json and validation.md.
+validation.json, validation.md and validation.html. Both writers return
+the paths they wrote, so the commands can name every one.
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
-import re
+from collections import Counter
 from pathlib import Path
+from typing import Any
+
+from markupsafe import Markup
 
 from localeval.agreement.comparison import Comparison
 from localeval.agreement.comparison_view import comparison_view
-from localeval.agreement.validation import Validation
+from localeval.agreement.scatter import name_slug
+from localeval.agreement.validation import HUMAN_HEAD, SEP_HEAD, Validation
 from localeval.results import dumps_strict
 
-__all__ = ["write_comparison", "comparison_html", "write_validation"]
+__all__ = ["write_comparison", "comparison_html", "write_validation", "validation_html",
+           "scatter_file_names"]
 
 _TEMPLATES = "templates"
 
 
-def write_comparison(cmp: Comparison, out_dir: str | Path) -> Path:
-    """comparison.json (with per-pair values), comparison.md, scatter/<metric>.svg and the page."""
+def write_comparison(cmp: Comparison, out_dir: str | Path) -> list[Path]:
+    """comparison.json (with per-pair values), comparison.md, scatter/<metric>.svg and the
+    page; returns the paths written."""
     out = Path(out_dir)
     (out / "scatter").mkdir(parents=True, exist_ok=True)
-    (out / "comparison.json").write_text(
-        dumps_strict(cmp.to_dict(values=True), indent=2) + "\n",
-        encoding="utf-8")
-    (out / "comparison.md").write_text(cmp.to_markdown(), encoding="utf-8")
-    for label, svg in cmp.scatter_svgs().items():
-        fname = re.sub(r"[^0-9A-Za-z@._-]+", "_", label).strip("_") + ".svg"
-        (out / "scatter" / fname).write_text(svg, encoding="utf-8")
-    (out / "comparison.html").write_text(comparison_html(cmp), encoding="utf-8")
+    written = [_write(out / "comparison.json",
+                      dumps_strict(cmp.to_dict(values=True), indent=2) + "\n"),
+               _write(out / "comparison.md", cmp.to_markdown())]
+    svgs = cmp.scatter_svgs()
+    for label, fname in scatter_file_names(list(svgs)).items():
+        written.append(_write(out / "scatter" / fname, svgs[label]))
+    written.append(_write(out / "comparison.html", comparison_html(cmp)))
+    return written
+
+
+def scatter_file_names(labels: list[str]) -> dict[str, str]:
+    """label -> ``<slug>.svg``, one file per label, also where the file system ignores
+    case (``A`` and ``a`` on macOS): such names get their hash too."""
+    slugs = {lab: name_slug(lab) for lab in labels}
+    folded = Counter(s.casefold() for s in slugs.values())
+    out = {}
+    for lab, s in slugs.items():
+        if folded[s.casefold()] > 1:
+            s += "-" + hashlib.sha256(lab.encode("utf-8")).hexdigest()[:8]
+        out[lab] = s + ".svg"
     return out
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
 
 
 def comparison_html(cmp: Comparison) -> str:
@@ -50,15 +74,7 @@ def comparison_html(cmp: Comparison) -> str:
     Text is escaped by jinja2 (autoescape); the SVGs come from
     :func:`scatter_svg`, which escapes its own labels, so they are inserted as markup.
     """
-    import jinja2
-    from markupsafe import Markup
-
-    env = jinja2.Environment(
-        loader=jinja2.ChoiceLoader([jinja2.PackageLoader("localeval.agreement", _TEMPLATES),
-                                    jinja2.PackageLoader("localeval.report", _TEMPLATES)]),
-        autoescape=True,  # names, questions and working come from user files; keep it on
-        undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
-    )
+    env = _env()
     source = env.loader.get_source  # type: ignore[union-attr]
     css = source(env, "report.css")[0] + "\n" + source(env, "comparison.css")[0]
     js = source(env, "report.js")[0]
@@ -72,10 +88,43 @@ def _csp_hash(text: str) -> str:
     return "sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode()
 
 
-def write_validation(v: Validation, out_dir: str | Path) -> Path:
-    """validation.json and validation.md in ``out_dir`` (created if needed)."""
+def write_validation(v: Validation, out_dir: str | Path) -> list[Path]:
+    """validation.json, validation.md and validation.html in ``out_dir`` (created if
+    needed); returns the paths written."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "validation.json").write_text(dumps_strict(v.to_dict(), indent=2) + "\n", encoding="utf-8")
-    (out / "validation.md").write_text(v.to_markdown(), encoding="utf-8")
-    return out
+    return [_write(out / "validation.json", dumps_strict(v.to_dict(), indent=2) + "\n"),
+            _write(out / "validation.md", v.to_markdown()),
+            _write(out / "validation.html", validation_html(v))]
+
+
+def validation_html(v: Validation) -> str:
+    """A self-contained page in the run report's style: the sentences, the verdict
+    matrices, the statistics tables and the notes (no script)."""
+    env = _env()
+    css = env.loader.get_source(env, "report.css")[0]  # type: ignore[union-attr]
+    tables = []
+    if v.separation:
+        tables.append({"title": "Separation of labelled samples", "head": SEP_HEAD,
+                       "rows": v.sep_rows(" ")})
+    if v.human:
+        tables.append({"title": "Agreement with human scores", "head": HUMAN_HEAD,
+                       "rows": v.human_rows(" ")})
+    view = {"name": v.result_name, "labels": v.labels_source,
+            "threshold": f"{v.threshold:g}", "sentences": v.sentences(),
+            "matrices": [{"metric": x.metric, **x.matrix()} for x in v.verdicts],
+            "tables": tables, "notes": v.notes()}
+    return env.get_template("validation.html.j2").render(
+        v=view, css=Markup(css), css_hash=_csp_hash(css))
+
+
+def _env() -> Any:
+    """The pages' jinja2 environment: our templates, then the run report's."""
+    import jinja2
+
+    return jinja2.Environment(
+        loader=jinja2.ChoiceLoader([jinja2.PackageLoader("localeval.agreement", _TEMPLATES),
+                                    jinja2.PackageLoader("localeval.report", _TEMPLATES)]),
+        autoescape=True,  # names, questions and working come from user files; keep it on
+        undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+    )

@@ -43,7 +43,7 @@ def from_deepeval(obj: Any, src: str) -> ResultSet:
         if key is None:
             raise DataError("expected 'test_results': a list of test results", file=src)
         cases = obj[key]
-    rs = ResultSet({}, source=src, format="deepeval", ids_from="row")
+    rs = ResultSet({}, source=src, format="deepeval", ids_from="row", unit="test result")
     explicit: list[str | None] = []
     for i, case in enumerate(cases, 1):
         where = f"test result {i}"
@@ -70,6 +70,9 @@ def from_deepeval(obj: Any, src: str) -> ResultSet:
                 raise DataError(f"{where}, metric {j}: expected an object with a 'name'",
                                 file=src, column="metrics_data")
             key = canonical_metric_name(m["name"])
+            if key in scores:  # "Faithfulness" and "faithfulness": never merged silently
+                raise DataError(f"{where}: metrics {m['name']!r} and an earlier one both map "
+                                f"to metric {key!r}; keep one", file=src, column="metrics_data")
             v = m.get("score")
             if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
                 raise DataError(f"{where}, metric {m['name']!r}: score must be a number or "

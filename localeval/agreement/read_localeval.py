@@ -17,7 +17,7 @@ __all__ = ["from_localeval", "signature_next_to"]
 
 def from_localeval(rows: Sequence[tuple[int, dict[str, Any]]], src: str) -> ResultSet:
     """The parsed lines of a results.jsonl; strict (localeval wrote it: a bad value is an error)."""
-    rs = ResultSet({}, source=src, format="localeval")
+    rs = ResultSet({}, source=src, format="localeval", unit="line")
     for n, rec in rows:
         sid = rec.get("id")
         if isinstance(sid, bool) or not isinstance(sid, (str, int)):
@@ -34,6 +34,7 @@ def from_localeval(rows: Sequence[tuple[int, dict[str, Any]]], src: str) -> Resu
         clean: dict[str, float | None] = {}
         for m, v in scores.items():
             clean[m] = _number(v, src, n, f"scores.{m}", "line")
+            rs.columns.setdefault(m, f"scores.{m}")
         rs.scores[sid] = clean
         rs.rows[sid] = n
         errs = rec.get("errors") or {}

@@ -93,7 +93,8 @@ def from_table(rows: Sequence[tuple[int, dict[str, Any]]], src: str, unit: str) 
     if dup:
         both = [c for c in metric_cols if names[c] == dup]
         raise DataError(f"columns {both} both map to metric {dup!r}; keep one", file=src)
-    rs = ResultSet({}, source=src, format="ragas", ids_from="id" if id_col else "row")
+    rs = ResultSet({}, source=src, format="ragas", ids_from="id" if id_col else "row",
+                   unit=unit, columns={m: c for c, m in names.items()})
     for i, (n, r) in enumerate(rows, 1):
         sid = row_id(r.get(id_col), src, n, id_col, unit) if id_col else str(i)
         if sid in rs.scores:

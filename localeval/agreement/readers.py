@@ -87,6 +87,7 @@ def load_result_set(path: str | Path, *, dataset: Any = None, name: str | None =
     if not rs.metrics:
         raise DataError("no metric columns found: expected numeric columns such as "
                         "'faithfulness' next to user_input/response/...", file=src)
+    rs.check_scores()
     if name:
         rs.name = name
     if dataset is not None:

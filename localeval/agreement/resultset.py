@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Mapping
+
+from localeval.errors import DataError
 
 __all__ = [
     "ResultSet",
@@ -20,6 +23,8 @@ __all__ = [
     "as_score",
     "METRIC_ALIASES",
     "KNOWN_METRICS",
+    "score_range",
+    "SANE_LIMIT",
 ]
 
 #: Metric names used by RAGAS / deepeval exports -> localeval's metric keys.
@@ -34,6 +39,17 @@ METRIC_ALIASES: dict[str, str] = {
     "response_relevancy": "answer_relevancy",
     "noise_sensitivity(mode=relevant)": "noise_sensitivity",
     "noise_sensitivity_relevant": "noise_sensitivity",
+    "noise_sensitivity(mode=irrelevant)": "noise_sensitivity:mode=irrelevant",
+    "noise_sensitivity_irrelevant": "noise_sensitivity:mode=irrelevant",
+    "factual_correctness(mode=f1)": "factual_correctness",
+    "factual_correctness(mode=precision)": "factual_correctness:mode=precision",
+    "factual_correctness(mode=recall)": "factual_correctness:mode=recall",
+    "rouge_score": "rougeL",  # RougeScore's default: rougeL, F-measure
+    "rouge_score(mode=fmeasure)": "rougeL",
+    "bleu_score": "bleu",
+    "string_present": "string_presence",
+    "answer_accuracy": "nv_answer_accuracy",  # ragas.metrics.collections names of the
+    "response_groundedness": "nv_response_groundedness",  # NVIDIA metrics
     # deepeval display names (after slugging)
     "contextual_precision": "context_precision",
     "contextual_recall": "context_recall",
@@ -52,20 +68,68 @@ KNOWN_METRICS = frozenset({
 })
 
 
+#: Metrics whose documented range is not [0, 1] (docs/metrics.md): cosines can be
+#: negative, and dcg is not normalised.
+_RANGES: dict[str, tuple[float, float]] = {
+    "answer_relevancy": (-1.0, 1.0), "answer_similarity": (-1.0, 1.0),
+    "answer_correctness": (-1.0, 1.0), "dcg": (0.0, math.inf),
+}
+#: Bound on a score of a metric localeval does not know (a custom criterion, another
+#: tool's rubric on 1-5): wide enough for any scale, small enough that squares and sums
+#: of a few million such scores stay far from float overflow.
+SANE_LIMIT = 1e6
+# A tolerance for float rounding at a range's edge (1.0000000000000002).
+_EDGE = 1e-9
+
+
+def score_range(metric: str) -> tuple[float, float]:
+    """The range a score of ``metric`` (a localeval key) can take.
+
+    localeval's metrics are 0-1 except those in ``_RANGES``; a thresholded key
+    (``...:threshold=0.8``) is 0 or 1; an unknown metric gets +-SANE_LIMIT.
+    """
+    from localeval.metrics import registry
+
+    base = re.split(r"[@:]", metric, maxsplit=1)[0]
+    if re.search(r"[:;]threshold=", metric):
+        return (0.0, 1.0)
+    if base in _RANGES:
+        return _RANGES[base]
+    if base in KNOWN_METRICS or base in registry():
+        return (0.0, 1.0)
+    return (-SANE_LIMIT, SANE_LIMIT)
+
+
+def check_score(v: float, metric: str) -> str | None:
+    """Why ``v`` cannot be a score of ``metric`` (None when it can): not finite, or
+    outside the metric's range. Such a value would turn means into nulls, CIs into
+    [0, 0] and correlations into overflow, so readers refuse it."""
+    if not math.isfinite(v):
+        return f"score {v!r} is not a finite number"
+    lo, hi = score_range(metric)
+    if not lo - _EDGE <= v <= hi + _EDGE:
+        what = f"{lo:g} to {hi:g}" if math.isfinite(hi) else f"at least {lo:g}"
+        return f"score {v:g} is outside the range of {metric!r} ({what})"
+    return None
+
+
 def canonical_metric_name(name: str) -> str:
     """Map a tool's metric name to localeval's key: ``"Contextual Recall"`` -> ``context_recall``.
 
     localeval keys (``ndcg@10``, ``answer_correctness:weights=0.5,0.5``) pass through.
+    Letters of any script are kept (NFC-normalised, so a name typed on macOS
+    matches the same name typed elsewhere).
     """
-    raw = name.strip()
+    raw = unicodedata.normalize("NFC", name).strip()
     low = raw.lower()
     if low in METRIC_ALIASES:
         return METRIC_ALIASES[low]
     if raw in KNOWN_METRICS or "@" in raw or ":" in raw:
         return raw
-    slug = re.sub(r"[^0-9a-z@:=.,()]+", "_", low).strip("_")
+    # \w, not [a-z]: a metric named in Japanese (丁寧さ) keeps its letters, not ""
+    slug = re.sub(r"[^\w@:=.,()]+", "_", low).strip("_")
     slug = re.sub(r"_?\[?geval\]?$", "", slug).strip("_")  # "Correctness [GEval]"
-    return METRIC_ALIASES.get(slug, slug)
+    return METRIC_ALIASES.get(slug, slug) if slug else raw
 
 
 def as_score(v: Any) -> float | None:
@@ -102,6 +166,10 @@ class ResultSet(Mapping[str, dict[str, "float | None"]]):
     name: str = ""
     #: localeval's run signature (judge, prompts, seed...) from summary.json, when known.
     signature: dict[str, Any] = field(default_factory=dict)
+    #: "row" or "line": what ``rows`` counts, for messages
+    unit: str = "row"
+    #: metric -> the column it was read from, where that differs (messages name the file's own)
+    columns: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.name:
@@ -133,6 +201,16 @@ class ResultSet(Mapping[str, dict[str, "float | None"]]):
     def reason(self, sid: str, metric: str) -> str | None:
         return self.errors.get(sid, {}).get(metric)
 
+    def check_scores(self) -> None:
+        """Refuse (DataError naming file, row and column) the first score that is not
+        finite or lies outside its metric's range (:func:`check_score`)."""
+        for sid, sc in self.scores.items():
+            for m, v in sc.items():
+                why = None if v is None else check_score(v, m)
+                if why:
+                    raise DataError(f"{why} (sample {sid!r})", file=self.source, row=self.rows.get(sid),
+                                    column=self.columns.get(m, m), unit=self.unit)
+
     @classmethod
     def from_scores(cls, scores: Mapping[Any, Mapping[str, float | None]], *,
                     source: str = "<memory>", name: str = "",
@@ -141,8 +219,10 @@ class ResultSet(Mapping[str, dict[str, "float | None"]]):
         out: dict[str, dict[str, float | None]] = {}
         for sid, sc in scores.items():
             out[str(sid)] = {m: as_score(v) for m, v in sc.items()}
-        return cls(out, source=source, format="memory", name=name,
-                   questions={str(k): v for k, v in (questions or {}).items()})
+        rs = cls(out, source=source, format="memory", name=name,
+                 questions={str(k): v for k, v in (questions or {}).items()})
+        rs.check_scores()
+        return rs
 
 
 def _short_name(source: str) -> str:

@@ -6,13 +6,30 @@ writes them as ``scatter/<metric>.svg``.
 
 from __future__ import annotations
 
+import hashlib
 import math
+import re
 from typing import Sequence
 from xml.sax.saxutils import escape
 
 import numpy as np
 
-__all__ = ["scatter_svg"]
+__all__ = ["scatter_svg", "name_slug"]
+
+
+def name_slug(label: str) -> str:
+    """A file-name- and anchor-safe ASCII form of a metric label, unique per label.
+
+    A label of plain ASCII letters, digits and ``@._-`` is its own slug
+    (``faithfulness``, ``ndcg@10``); any other (``丁寧さ``, ``bleu ~ rougeL``) gets
+    its safe characters plus 8 hex digits of its sha256, so two labels that
+    slug alike (two Japanese names, which would both be empty) never share a file.
+    """
+    safe = re.sub(r"[^0-9A-Za-z@._-]+", "_", label).strip("_.")
+    if safe == label:
+        return safe
+    digest = hashlib.sha256(label.encode("utf-8")).hexdigest()[:8]
+    return f"{safe or 'metric'}-{digest}"
 
 
 def scatter_svg(a_vals: Sequence[float], b_vals: Sequence[float], title: str, *,

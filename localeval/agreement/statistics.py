@@ -61,7 +61,7 @@ STAT_LABELS: dict[str, str] = {
     "spearman": "Spearman's rho",
     "kendall": "Kendall's tau",
     "mad": "mean absolute difference",
-    "bias": "bias (mean of B − A)",
+    "bias": "bias (mean of B − A)",  # validate: "judge − labels" (validation.STAT_NAMES)
     "agreement": "verdict agreement",
     "kappa": "Cohen's kappa",
     "weighted_kappa": "weighted kappa (quadratic)",
@@ -116,13 +116,15 @@ def rating_levels(*columns: Sequence[float]) -> int | None:
     return None
 
 
-def _constant_reason(x: np.ndarray, y: np.ndarray) -> str | None:
+def _constant_reason(x: np.ndarray, y: np.ndarray, sides: tuple[str, str] = ("A", "B")
+                     ) -> str | None:
     """Why a correlation is undefined, or None when neither side is constant."""
     cx, cy = len(x) > 0 and np.ptp(x) == 0, len(y) > 0 and np.ptp(y) == 0
+    a, b = sides
     if cx and cy:
-        return f"A and B are both constant (A always {x[0]:g}, B always {y[0]:g})"
+        return f"{a} and {b} are both constant ({a} always {x[0]:g}, {b} always {y[0]:g})"
     if cx or cy:
-        side, v = ("A", x) if cx else ("B", y)
+        side, v = (a, x) if cx else (b, y)
         return f"{side} is constant (every value {v[0]:g})"
     return None
 
@@ -170,9 +172,11 @@ def _bias_stat(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
 
 def paired_stats(x: Sequence[float], y: Sequence[float], *, threshold: float | None = 0.5,
                  n_boot: int = 2000, seed: int = 0,
-                 which: Sequence[str] = tuple(STAT_LABELS)
+                 which: Sequence[str] = tuple(STAT_LABELS), sides: tuple[str, str] = ("A", "B")
                  ) -> tuple[dict[str, Stat], dict[str, Any]]:
     """Agreement statistics of paired scores ``x`` (A) and ``y`` (B), with bootstrap CIs.
+
+    ``sides`` names x and y in the reasons (``validate`` says judge and labels).
 
     Returns (stats, extra): ``stats`` maps a name in :data:`STAT_LABELS` to a
     :class:`Stat`; ``extra`` holds the confusion matrix at the threshold and
@@ -197,7 +201,7 @@ def paired_stats(x: Sequence[float], y: Sequence[float], *, threshold: float | N
         return Stat(point, ci, why, CI_PERCENTILE, dropped)
 
     # correlations
-    const = _constant_reason(x, y)
+    const = _constant_reason(x, y, sides)
     for name, fn_point, fn_rows in (
             ("pearson", lambda: pearsonr(x, y).statistic, lambda i: pearson_rows(x[i], y[i])),
             ("spearman", lambda: spearmanr(x, y).statistic,

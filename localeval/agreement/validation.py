@@ -17,6 +17,7 @@ Samples are paired with the labels by :func:`align`. The result,
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -30,16 +31,23 @@ from localeval.agreement.readers import load_result_set
 from localeval.agreement.resultset import ResultSet
 from localeval.agreement.separation import Separation, measure_separation
 from localeval.agreement.statistics import STAT_LABELS, metric_seed, paired_stats
+from localeval.agreement.verdicts import Verdicts, count_verdicts
 from localeval.errors import DataError, UsageError
 
-__all__ = ["Validation", "validate"]
+__all__ = ["Validation", "validate", "STAT_NAMES", "SEP_HEAD", "HUMAN_HEAD"]
 
 _HUMAN_STATS = ("pearson", "spearman", "kendall", "mad", "bias")
+#: Statistic names as validate shows them: the two sides are the judge and the labels.
+STAT_NAMES = {**STAT_LABELS, "bias": "bias (judge − labels)"}
+SEP_HEAD = ["metric", "group", "n", "mean [95% CI]", "OK", "Partial", "NG", "unscored",
+            "ROC AUC [95% CI]"]
+HUMAN_HEAD = (["metric", "n", "mean judge", "mean labels"]
+              + [STAT_NAMES[k] for k in _HUMAN_STATS] + ["pairwise acc."])
 
 
 @dataclass
 class Validation:
-    """Result of :func:`validate`: separation rows, human-agreement rows, pairing info."""
+    """Result of :func:`validate`: verdicts in words, separation rows, human-agreement rows."""
 
     result_name: str
     result_source: str
@@ -50,12 +58,17 @@ class Validation:
     separation: list[Separation] = field(default_factory=list)
     human: list[HumanAgreement] = field(default_factory=list)
     unlabelled: int = 0
+    threshold: float = 0.5
+    #: per metric: the judge's pass/fail verdicts against the labels (what is said first)
+    verdicts: list[Verdicts] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
             "result": {"name": self.result_name, "source": self.result_source},
             "labels": self.labels_source, "alignment": self.alignment.to_dict(),
-            "n_boot": self.n_boot, "seed": self.seed,
+            "n_boot": self.n_boot, "seed": self.seed, "threshold": self.threshold,
+            "summary": [v.sentence() for v in self.verdicts],
+            "verdicts": {v.metric: v.to_dict() for v in self.verdicts},
         }
         if self.separation:
             d["separation"] = {s.metric: s.to_dict() for s in self.separation}
@@ -64,10 +77,16 @@ class Validation:
             d["human_agreement"] = {h.metric: h.to_dict() for h in self.human}
         return d
 
+    def sentences(self) -> list[str]:
+        """One plain sentence per metric: how often the judge's verdict is the labels'."""
+        return [v.sentence() for v in self.verdicts]
+
     def notes(self) -> list[str]:
         al = self.alignment
         notes = [f"judge: {self.result_name} ({self.result_source}); labels: "
                  f"{self.labels_source}",
+                 f"verdicts: the judge passes a sample when its score >= {self.threshold:g}; "
+                 "a positive label (or a human score >= the same threshold) is a pass",
                  f"paired by {al.rule}: {len(al.pairs)} matched, {len(al.only_a)} results "
                  f"without a label row, {len(al.only_b)} label rows without a result"
                  + (f" ({al.note})" if al.note else "")]
@@ -85,12 +104,12 @@ class Validation:
         for h in self.human:
             for k, st in h.stats.items():
                 if st.reason:
-                    notes.append(f"{h.metric}: {STAT_LABELS[k]}: {st.reason}")
+                    notes.append(f"{h.metric}: {STAT_NAMES[k]}: {st.reason}")
             if h.pairwise is not None and h.pairwise.reason:
                 notes.append(f"{h.metric}: pairwise accuracy: {h.pairwise.reason}")
         return notes
 
-    def _sep_rows(self, sep: str) -> list[list[str]]:
+    def sep_rows(self, sep: str) -> list[list[str]]:
         rows = []
         for s in self.separation:
             for gname, g in (("positive", s.positive), ("negative", s.negative)):
@@ -101,59 +120,72 @@ class Validation:
                              s.auc.text(3, sep) if gname == "positive" else ""])
         return rows
 
-    def _human_rows(self, sep: str) -> list[list[str]]:
+    def human_rows(self, sep: str) -> list[list[str]]:
         return [[h.metric, str(h.n), _r(h.mean_judge), _r(h.mean_human)]
                 + [h.stats[k].text(3, sep) for k in _HUMAN_STATS]
                 + [h.pairwise.text(3, sep) if h.pairwise is not None else "—"]
                 for h in self.human]
 
     def render_table(self) -> Any:
-        """A rich renderable: the separation table, the human-agreement table, or both."""
+        """A rich renderable: the sentences, the confusion matrices, then the statistics."""
         from rich.console import Group
         from rich.table import Table
         from rich.text import Text
 
-        tables = []
+        parts: list[Any] = [Text(line) for line in self.sentences()]  # Text: no markup
+        for v in self.verdicts:
+            mx = v.matrix()
+            t = Table(title=Text(f"{v.metric}: verdicts at {self.threshold:g}"),
+                      title_justify="left")
+            t.add_column("")
+            for c in mx["columns"]:
+                t.add_column(c, justify="right")
+            for r in mx["rows"]:
+                t.add_row(r["name"], *(str(c) for c in r["cells"]))
+            parts.append(t)
         if self.separation:
             t = Table(title=Text(f"Separation of labelled samples: {self.result_name}"))
-            t.add_column("metric", no_wrap=True)
-            t.add_column("group")
-            for c in ("n", "mean\n[95% CI]", "OK", "Partial", "NG", "unscored",
-                      "ROC AUC\n[95% CI]"):
-                t.add_column(c, justify="right")
-            for r in self._sep_rows("\n"):
+            for c in SEP_HEAD:
+                t.add_column(c.replace(" [", "\n["), justify="left" if c in ("metric", "group")
+                             else "right", no_wrap=c == "metric")
+            for r in self.sep_rows("\n"):
                 t.add_row(*(Text(c) for c in r))  # Text: no markup from file names
-            tables.append(t)
+            parts.append(t)
         if self.human:
             t = Table(title=Text(f"Agreement with human scores: {self.result_name}"))
-            for c in ["metric", "n", "mean judge", "mean human"] + \
-                    [STAT_LABELS[k] for k in _HUMAN_STATS] + ["pairwise acc."]:
+            for c in HUMAN_HEAD:
                 t.add_column(c, justify="left" if c == "metric" else "right",
                              no_wrap=c == "metric")
-            for r in self._human_rows("\n"):
+            for r in self.human_rows("\n"):
                 t.add_row(*(Text(c) for c in r))  # Text: no markup from file names
-            tables.append(t)
-        tables[-1].caption = Text("\n".join(self.notes()))
-        tables[-1].caption_justify = "left"
-        return tables[0] if len(tables) == 1 else Group(*tables)
+            parts.append(t)
+        parts.append(Text("\n".join(self.notes())))
+        return Group(*parts)
 
     def to_markdown(self) -> str:
-        lines: list[str] = [f"## Judge validation: {self.result_name}", ""]
+        from localeval.report import escape_markdown as esc
+
+        lines: list[str] = [f"## Judge validation: {esc(self.result_name)}", ""]
+        lines += [esc(s) + "  " for s in self.sentences()] + [""]
+        for v in self.verdicts:
+            mx = v.matrix()
+            lines += [f"### {esc(v.metric)}: verdicts at {self.threshold:g}", "",
+                      "| | " + " | ".join(mx["columns"]) + " |", "|---|---:|---:|"]
+            lines += ["| " + r["name"] + " | " + " | ".join(str(c) for c in r["cells"]) + " |"
+                      for r in mx["rows"]]
+            lines.append("")
         if self.separation:
-            head = ["metric", "group", "n", "mean [95% CI]", "OK", "Partial", "NG", "unscored",
-                    "ROC AUC [95% CI]"]
-            lines += ["### Separation of labelled samples", "", "| " + " | ".join(head) + " |",
-                      "|---|---|" + "---:|" * (len(head) - 2)]
-            lines += ["| " + " | ".join(r) + " |" for r in self._sep_rows(" ")]
+            lines += ["### Separation of labelled samples", "", "| " + " | ".join(SEP_HEAD)
+                      + " |", "|---|---|" + "---:|" * (len(SEP_HEAD) - 2)]
+            lines += ["| " + " | ".join(esc(c) for c in r) + " |" for r in self.sep_rows(" ")]
             lines.append("")
         if self.human:
-            head = ["metric", "n", "mean judge", "mean human"] + \
-                [STAT_LABELS[k] for k in _HUMAN_STATS] + ["pairwise acc."]
-            lines += ["### Agreement with human scores", "", "| " + " | ".join(head) + " |",
-                      "|---|" + "---:|" * (len(head) - 1)]
-            lines += ["| " + " | ".join(r) + " |" for r in self._human_rows(" ")]
+            lines += ["### Agreement with human scores", "", "| " + " | ".join(HUMAN_HEAD)
+                      + " |", "|---|" + "---:|" * (len(HUMAN_HEAD) - 1)]
+            lines += ["| " + " | ".join(esc(c) for c in r) + " |"
+                      for r in self.human_rows(" ")]
             lines.append("")
-        lines += ["Notes:", ""] + [f"- {n}" for n in self.notes()]
+        lines += ["Notes:", ""] + [f"- {esc(n)}" for n in self.notes()]
         return "\n".join(lines) + "\n"
 
 
@@ -163,13 +195,16 @@ def _r(v: float | None) -> str:
 
 def validate(result: ResultSet | str | Path, labels: Labels | str | Path, *,
              metrics: Sequence[str] | None = None, n_boot: int = 2000,
-             seed: int = 0, align_by: str = "auto") -> Validation:
+             seed: int = 0, align_by: str = "auto", threshold: float = 0.5) -> Validation:
     """Check a judge's scores against labels: separation (form a) and/or human agreement (b).
 
     ``metrics``: which metrics of ``result`` to report (default: all; for
     human agreement, those with a ``human_<metric>`` column). ``align_by``:
-    how results and labels are paired (see :func:`align`).
+    how results and labels are paired (see :func:`align`). ``threshold``: a
+    score >= threshold is a pass, for the verdict counts said first.
     """
+    if not math.isfinite(threshold):
+        raise UsageError(f"threshold must be a finite number, not {threshold!r}")
     rs = result if isinstance(result, ResultSet) else load_result_set(result)
     lab = labels if isinstance(labels, Labels) else load_labels(labels)
     al = align(rs, lab.as_result_set(), how=align_by)
@@ -178,10 +213,14 @@ def validate(result: ResultSet | str | Path, labels: Labels | str | Path, *,
         if m not in rs.metrics:
             raise UsageError(f"metric {m!r} is not in {rs.source}; it has: "
                              + ", ".join(rs.metrics))
-    out = Validation(rs.name, rs.source, lab.source, al, n_boot, seed)
+    out = Validation(rs.name, rs.source, lab.source, al, n_boot, seed, threshold=threshold)
     if lab.binary:
         out.unlabelled = sum(1 for _, lid in al.pairs if lid not in lab.binary)
         for m in chosen:
+            labelled = [(rs[rid].get(m), lab.binary[lid]) for rid, lid in al.pairs
+                        if lid in lab.binary]
+            out.verdicts.append(count_verdicts(m, [j for j, _ in labelled],
+                                               [b for _, b in labelled], threshold))
             pos, neg, un_pos, un_neg = [], [], 0, 0
             for rid, lid in al.pairs:
                 if lid not in lab.binary:
@@ -202,6 +241,12 @@ def validate(result: ResultSet | str | Path, labels: Labels | str | Path, *,
                         f"results: {', '.join(rs.metrics)})", file=lab.source)
     for m in hm:
         js, hs, gs, un = [], [], [], 0
+        both = [(rs[rid].get(m), h) for rid, lid in al.pairs
+                if (h := lab.human.get(lid, {}).get(m)) is not None]
+        if not lab.binary:
+            out.verdicts.append(count_verdicts(m, [j for j, _ in both],
+                                               [h >= threshold for _, h in both], threshold,
+                                               ("pass", "fail")))
         for rid, lid in al.pairs:
             h = lab.human.get(lid, {}).get(m)
             if h is None:
@@ -213,8 +258,10 @@ def validate(result: ResultSet | str | Path, labels: Labels | str | Path, *,
             js.append(j)
             hs.append(h)
             gs.append(lab.groups.get(lid, ""))
-        stats, _ = paired_stats(js, hs, threshold=None, n_boot=n_boot,
-                                seed=metric_seed(seed, m), which=_HUMAN_STATS)
+        # labels first: bias is then the mean of judge - labels, as named (STAT_NAMES)
+        stats, _ = paired_stats(hs, js, threshold=None, n_boot=n_boot,
+                                seed=metric_seed(seed, m), which=_HUMAN_STATS,
+                                sides=("labels", "judge"))
         pw, npairs = (None, 0)
         if lab.groups:
             pw, npairs = pairwise_accuracy(js, hs, gs, n_boot, metric_seed(seed, m) + 1)

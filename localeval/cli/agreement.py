@@ -44,7 +44,11 @@ def add_compare_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-m", "--metrics", help="comma-separated metrics to compare "
                                            "(default: every metric both sets have)")
     p.add_argument("--pair", nargs=2, action="append", metavar=("A_METRIC", "B_METRIC"),
-                   help="compare differently named metrics (repeatable)")
+                   help="also compare A_METRIC of A with B_METRIC of B, differently named "
+                        "(repeatable; added to the metrics compared)")
+    p.add_argument("--name-a", metavar="NAME", help="label of A in tables and pages "
+                                                    "(default: its file or folder name)")
+    p.add_argument("--name-b", metavar="NAME", help="label of B (default: its file name)")
     p.add_argument("--threshold", type=float, default=0.5,
                    help="pass/fail cut for kappa and the confusion matrix (default %(default)s)")
     p.add_argument("--n-boot", type=int, default=2000, help="bootstrap resamples "
@@ -75,38 +79,37 @@ def add_validate_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("labels", help="CSV/JSON/JSONL with id and label (positive/negative) or "
                                   "human_<metric> columns")
     p.add_argument("-m", "--metrics", help="comma-separated metrics (default: all)")
+    p.add_argument("--threshold", type=float, default=0.5,
+                   help="pass/fail cut for the verdict counts and matrices "
+                        "(default %(default)s)")
     p.add_argument("--n-boot", type=int, default=2000, help="bootstrap resamples "
                                                              "(default %(default)s)")
     p.add_argument("--seed", type=int, default=0)
     _add_align_arguments(p, "RESULTS")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.add_argument("-o", "--out", help="write validation.json and validation.md here")
+    p.add_argument("-o", "--out", help="write validation.json, validation.md and "
+                                       "validation.html here")
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
     """``localeval compare``: print the table (or JSON), optionally write files; returns 0."""
     from localeval.agreement import compare, load_result_set, write_comparison
 
-    a = load_result_set(args.a, dataset=args.dataset)
-    b = load_result_set(args.b)
+    a = load_result_set(args.a, dataset=args.dataset, name=args.name_a)
+    b = load_result_set(args.b, name=args.name_b)
     if a.name == b.name:
         a.name, b.name = f"A:{a.name}", f"B:{b.name}"
-    names = _split_metrics(args.metrics)
-    metrics: Any = names
-    if args.pair:
-        metrics = {m: m for m in (names or [])}
-        metrics.update({x: y for x, y in args.pair})
-    cmp = compare(a, b, metrics=metrics, threshold=args.threshold, n_boot=args.n_boot,
-                  seed=args.seed, align_by=args.align)
-    if args.out:
-        write_comparison(cmp, args.out)
+    cmp = compare(a, b, metrics=_split_metrics(args.metrics), threshold=args.threshold,
+                  n_boot=args.n_boot, seed=args.seed, align_by=args.align,
+                  pairs=[tuple(p) for p in args.pair or ()])
+    _warn_left_out(cmp.alignment, a.name, b.name)
+    written = write_comparison(cmp, args.out) if args.out else []
     if args.json:
         from localeval.results import dumps_strict
         print(dumps_strict(cmp.to_dict(), indent=2))
     else:
         _terminal_console().print(cmp.render_table())
-        if args.out:
-            print(f"wrote {Path(args.out) / 'comparison.md'}", file=sys.stderr)
+    _print_written(written)
     return 0
 
 
@@ -116,17 +119,33 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
     v = validate(load_result_set(args.results, dataset=args.dataset), args.labels,
                  metrics=_split_metrics(args.metrics), n_boot=args.n_boot, seed=args.seed,
-                 align_by=args.align)
-    if args.out:
-        write_validation(v, args.out)
+                 align_by=args.align, threshold=args.threshold)
+    written = write_validation(v, args.out) if args.out else []
     if args.json:
         from localeval.results import dumps_strict
         print(dumps_strict(v.to_dict(), indent=2))
     else:
         _terminal_console().print(v.render_table())
-        if args.out:
-            print(f"wrote {Path(args.out) / 'validation.md'}", file=sys.stderr)
+    _print_written(written)
     return 0
+
+
+def _print_written(paths: list[Path]) -> None:
+    """``wrote PATH`` for every file a command wrote (stderr: stdout may be the JSON)."""
+    sys.stdout.flush()  # after the table, not inside it, where both go to one terminal
+    for p in paths:
+        print(f"wrote {p}", file=sys.stderr)
+
+
+def _warn_left_out(al: Any, a_name: str, b_name: str) -> None:
+    """Samples of either set without a partner are counted in the notes; say so on
+    stderr too, naming a few, so that a pairing that lost samples is never silent."""
+    for side, left in ((a_name, al.only_a), (b_name, al.only_b)):
+        if left:
+            shown = ", ".join(repr(i) for i in left[:5]) + (", ..." if len(left) > 5 else "")
+            print(f"localeval: warning: {len(left)} sample{'s' if len(left) != 1 else ''} "
+                  f"of {side} have no partner in the other set and are left out ({shown})",
+                  file=sys.stderr)
 
 
 def _split_metrics(s: str | None) -> list[str] | None:

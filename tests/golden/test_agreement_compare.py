@@ -303,9 +303,9 @@ def test_canonical_metric_names():
 
 # -- pairing and errors --------------------------------------------------------------------
 def test_unmatched_samples_and_metrics_are_reported():
-    a = ResultSet.from_scores({i: {"faithfulness": i / 10, "bleu": 0.1 * (i % 3)}
+    a = ResultSet.from_scores({i: {"faithfulness": i / 20, "bleu": 0.1 * (i % 3)}
                                for i in range(10)}, name="A")
-    b = ResultSet.from_scores({i: {"faithfulness": i / 10, "rougeL": 0.2}
+    b = ResultSet.from_scores({i: {"faithfulness": i / 20, "rougeL": 0.2}
                                for i in range(5, 15)}, name="B")
     c = compare(a, b, n_boot=100)
     assert len(c.alignment.pairs) == 5

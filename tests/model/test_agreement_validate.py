@@ -65,7 +65,7 @@ def _auc_by_pairs(pos, neg) -> float:
     return wins / (len(pos) * len(neg))
 
 
-def test_seed_002_summary_is_reproduced():
+def test_miracl_ja_summary_is_reproduced():
     aucs = {}
     for judge, spec in SEED_002.items():
         rs, lab = _seed_set(judge)
