@@ -83,8 +83,9 @@ def _check_draw(lab: LabelSet, run: ResultSet, ids: list[str], pairs: dict[str, 
     back = {rid: lid for lid, rid in pairs.items()}
     for rid in d.drawn_ids:
         if rid not in back:
-            raise DataError(f"row {rid!r} of draw {d.name} is missing: every drawn row must stay "
-                            "in the sheet (leaving rows out breaks the random draw)",
+            raise DataError(f"the labels file does not match draw {d.name} of this run: its row "
+                            f"{rid!r} is missing (every drawn row must stay in the sheet; leaving "
+                            "rows out breaks the random draw)",
                             file=lab.source, column="id")
     for lid, n_row in lab.rows.items():
         rid = pairs[lid]

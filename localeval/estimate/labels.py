@@ -122,7 +122,7 @@ def _from_table(rows: list[tuple[int, dict[str, Any]]], src: str, cols: list[str
             raise DataError(f"duplicate id {sid!r} (first at row {lab.rows[sid]})", file=src,
                             row=n, column=id_col, unit="row")
         lab.rows[sid] = n
-        if isinstance(r.get("question"), str):
+        if isinstance(r.get("question"), str) and r["question"].strip():
             questions[sid] = unquote(r["question"])
         for m, c in wanted.items():
             f = _value(r.get(c), src, n, c, scale)

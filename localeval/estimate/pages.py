@@ -120,5 +120,9 @@ def make_sheet(run: str | Path, out: str | Path, n: int, *, seed: int = 0, activ
         d = draw_rows(ids, n, seed, mode="active", uncertainty=u, basis=basis)
     else:
         d = draw_rows(ids, n, seed)
-    header, rows = sheet_rows(d, chosen, _samples(rs, dataset), rs.scores, rs.details)
+    from types import SimpleNamespace
+
+    samples = _samples(rs, dataset) or {sid: SimpleNamespace(question=q)
+                                         for sid, q in rs.questions.items()}
+    header, rows = sheet_rows(d, chosen, samples, rs.scores, rs.details)
     return d, list(write_sheet(out, header, rows, d, rs.source))
