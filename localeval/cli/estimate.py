@@ -1,0 +1,121 @@
+"""``localeval estimate`` and ``localeval label-sheet``: corrected estimates from a few labels.
+
+``label-sheet RUN --dataset DATA -n 50 [--active]`` writes the rows to label;
+``estimate RUN LABELS`` turns the filled sheet (or any labels, or another
+judge's run) into judge-only, labels-only and corrected means;
+``estimate RUN LABELS --plan 0.05`` says how many labels reach a half-width.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+__all__ = ["add_estimate_parser", "add_label_sheet_parser", "cmd_estimate", "cmd_label_sheet"]
+
+
+def _scale(text: str) -> tuple[float, float]:
+    try:
+        lo, hi = (float(x) for x in text.split("-", 1))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected LO-HI such as 1-5, not {text!r}") from None
+    if hi <= lo:
+        raise argparse.ArgumentTypeError(f"expected LO < HI, not {text!r}")
+    return lo, hi
+
+
+def add_estimate_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "estimate", help="corrected means from the judge plus a few labels (PPI++)",
+        description="Per metric: the judge-only mean (it estimates the judge, not the truth), "
+                    "the labels-only mean and the corrected (PPI++) mean with 95%% intervals, "
+                    "what the judge scores were worth in labels, and the judge's bias on "
+                    "the labelled rows. See docs/calibrated-estimates.md.")
+    p.add_argument("run", help="a localeval run directory or results.jsonl")
+    p.add_argument("labels", help="a filled sheet from 'localeval label-sheet', a table with id "
+                                  "and label_<metric> / human_<metric> columns, or another "
+                                  "judge's run or RAGAS / deepeval export")
+    p.add_argument("-m", "--metric", help="the one metric to estimate (needed for a bare "
+                                          "'label' column; default: every labelled metric)")
+    p.add_argument("--scale", type=_scale, metavar="LO-HI",
+                   help="graded labels, rescaled to 0-1 as (v - LO) / (HI - LO), e.g. 1-5")
+    p.add_argument("--random-draw", action="store_true",
+                   help="the labels name no draw but ARE a uniform random draw of the run's "
+                        "rows (a hand-picked subset gives a biased estimate)")
+    p.add_argument("--plan", type=float, metavar="HALF_WIDTH",
+                   help="treat the labels as a pilot: how many labels reach this interval "
+                        "half-width with and without the judge (and with an active draw)")
+    p.add_argument("-o", "--out", default="estimate-out",
+                   help="write estimate.json and estimate.md here (default: %(default)s)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=cmd_estimate)
+
+
+def add_label_sheet_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "label-sheet", help="write a CSV of rows to label: a uniform or an active random draw",
+        description="Draw rows of a run to label and write them as a CSV for a spreadsheet "
+                    "(UTF-8, one empty label_<metric> column per metric) with a sidecar "
+                    "SHEET.draw.json recording the seed and inclusion probabilities.")
+    p.add_argument("run", help="a localeval run directory or results.jsonl")
+    p.add_argument("-n", type=int, required=True, help="rows to label (expected count for "
+                                                       "--active)")
+    p.add_argument("--dataset", metavar="FILE",
+                   help="the dataset RUN evaluated: the sheet shows its contexts, answer and "
+                        "reference (without it, only the question)")
+    p.add_argument("--active", action="store_true",
+                   help="label rows the judge was unsure of more often (soft verdicts or "
+                        "--repeats spread; uniform where the run has neither)")
+    p.add_argument("-m", "--metrics", help="comma-separated metrics to label (default: all)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("-o", "--out", default="label-sheet.csv", help="default: %(default)s")
+    p.set_defaults(func=cmd_label_sheet)
+
+
+def cmd_label_sheet(args: argparse.Namespace) -> int:
+    from localeval.estimate import make_sheet
+
+    metrics = [m.strip() for m in args.metrics.split(",")] if args.metrics else None
+    d, paths = make_sheet(args.run, args.out, args.n, seed=args.seed, active=args.active,
+                          metrics=metrics, dataset=args.dataset)
+    print(f"drew {int(d.chosen.sum())} of {len(d.ids)} rows ({d.name}; probabilities: "
+          f"{d.basis})")
+    for p in paths:
+        print(f"wrote {p}")
+    return 0
+
+
+def cmd_estimate(args: argparse.Namespace) -> int:
+    from localeval.estimate import estimate, render_estimate, write_estimate
+
+    metrics = [args.metric] if args.metric else None
+    r = estimate(args.run, args.labels, metrics=metrics, random_draw=args.random_draw,
+                 scale=args.scale)
+    if args.plan is not None:
+        return _plan(args, r)
+    paths = write_estimate(r, args.out)
+    if args.json:
+        from localeval.estimate import estimate_dict
+        from localeval.results import dumps_strict
+
+        print(dumps_strict(estimate_dict(r), indent=2))
+    else:
+        from rich.console import Console
+
+        Console(width=160 if not sys.stdout.isatty() else None).print(render_estimate(r))
+    for p in paths:
+        print(f"wrote {p}", file=sys.stderr)
+    return 0
+
+
+def _plan(args: argparse.Namespace, r: Any) -> int:
+    from localeval.errors import UsageError
+    from localeval.estimate import plan_lines
+
+    if not 0 < args.plan < 1:
+        raise UsageError(f"--plan is a half-width between 0 and 1, not {args.plan}")
+    for line in plan_lines(r, args.plan):
+        print(line)
+    return 0

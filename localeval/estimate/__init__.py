@@ -1,0 +1,35 @@
+"""Corrected estimates: a judge's scores on all rows plus a few labels give a mean with a valid interval.
+
+Modules: ``ppi`` (judge-only, labels-only, PPI++ and active-draw means, the
+paired difference of two versions), ``draw`` (uniform and active draws of
+rows to label), ``sheet`` (the labelling CSV), ``labels`` (reading labels
+back), ``uncertainty`` (the judge's per-row uncertainty), ``analysis``
+(``estimate``), ``plan`` (how many labels a target precision needs) and
+``pages`` (the table, estimate.json and estimate.md).
+"""
+
+from localeval.lazy import lazy_face
+
+_WHERE = {
+    "Draw": ".draw",
+    "Estimate": ".ppi",
+    "EstimateResult": ".analysis",
+    "active_mean": ".ppi",
+    "corrected_mean": ".ppi",
+    "draw_rows": ".draw",
+    "estimate": ".analysis",
+    "estimate_dict": ".pages",
+    "judge_only": ".ppi",
+    "labels_only": ".ppi",
+    "labels_worth": ".ppi",
+    "make_sheet": ".pages",
+    "paired_difference": ".ppi",
+    "plan_labels": ".plan",
+    "plan_lines": ".plan",
+    "read_labels": ".labels",
+    "render_estimate": ".pages",
+    "write_estimate": ".pages",
+}
+
+__all__ = sorted(_WHERE)
+__getattr__, __dir__ = lazy_face(__name__, _WHERE)

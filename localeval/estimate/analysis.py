@@ -1,0 +1,184 @@
+"""``estimate(run, labels)``: per metric, the judge-only, labels-only and corrected means.
+
+Rows of the run and of the labels pair with ``agreement.align`` (id, then
+content), and every check runs before anything is computed or written:
+labels for rows not in the run, a metric the run lacks, fewer than
+``MIN_LABELS`` labels, labels that are all equal, a sheet whose rows or
+inclusion probabilities differ from the draw it names, and labels that name no
+draw unless the caller says they are a uniform random draw.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from localeval.agreement import ResultSet, align, load_result_set
+from localeval.errors import DataError, UsageError
+from localeval.estimate.draw import Draw, draw_rows
+from localeval.estimate.labels import LabelSet, read_labels
+from localeval.estimate.ppi import (Estimate, active_mean, corrected_mean, judge_only,
+                                    labels_only, labels_worth)
+from localeval.estimate.uncertainty import run_uncertainty
+
+__all__ = ["MetricEstimate", "EstimateResult", "estimate", "MIN_LABELS", "PROB_TOL"]
+
+#: Fewer labelled rows than this and the normal interval is not to be trusted.
+MIN_LABELS = 10
+#: How far a sheet's inclusion probability may differ from the redrawn one (CSV round trip).
+PROB_TOL = 1e-9
+
+
+@dataclass
+class MetricEstimate:
+    """One metric's numbers; ``bias`` is the judge's mean minus the labels' on labelled rows."""
+
+    metric: str
+    n_rows: int
+    n_labelled: int
+    judge: Estimate
+    labels: Estimate
+    corrected: Estimate
+    bias: Estimate
+    worth: float
+    unscored: int = 0
+    #: the arrays behind the numbers (judge on kept rows, labels, their positions,
+    #: the judge's uncertainty per kept row): what planning works from
+    arrays: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"metric": self.metric, "rows": self.n_rows, "labelled": self.n_labelled,
+                "judge_only": self.judge.to_dict(), "labels_only": self.labels.to_dict(),
+                "corrected": self.corrected.to_dict(), "judge_bias": self.bias.to_dict(),
+                "judge_worth_labels": self.worth, "unscored_rows_left_out": self.unscored}
+
+
+@dataclass
+class EstimateResult:
+    """What ``localeval estimate`` reports: per-metric estimates, the draw and the pairing."""
+
+    run: str
+    labels: str
+    draw: str
+    alignment: dict[str, Any]
+    metrics: list[MetricEstimate] = field(default_factory=list)
+    level: float = 0.95
+    notes: list[str] = field(default_factory=list)
+
+
+def _check_draw(lab: LabelSet, run: ResultSet, ids: list[str], pairs: dict[str, str],
+                metrics: Sequence[str]) -> Draw:
+    """Redraw the sheet's draw from the run and refuse labels that do not match it."""
+    assert lab.draw is not None
+    mode, seed, n = lab.draw
+    if mode == "active":
+        u, basis = run_uncertainty(run, ids, metrics)
+        d = draw_rows(ids, n, seed, mode="active", uncertainty=u, basis=basis)
+    else:
+        d = draw_rows(ids, n, seed)
+    drawn = set(d.drawn_ids)
+    back = {rid: lid for lid, rid in pairs.items()}
+    for rid in d.drawn_ids:
+        if rid not in back:
+            raise DataError(f"the labels file does not match draw {d.name} of this run: its row "
+                            f"{rid!r} is missing (every drawn row must stay in the sheet; leaving "
+                            "rows out breaks the random draw)",
+                            file=lab.source, column="id")
+    for lid, n_row in lab.rows.items():
+        rid = pairs[lid]
+        if rid not in drawn:
+            raise DataError(f"id {lid!r} is not in draw {d.name} of this run: the labels file "
+                            "does not match the draw it names", file=lab.source, row=n_row,
+                            column="id", unit="row")
+        want = float(d.prob[ids.index(rid)])
+        if abs(lab.prob.get(lid, -1.0) - want) > PROB_TOL:
+            raise DataError(f"inclusion probability {lab.prob.get(lid)!r} differs from the "
+                            f"draw's {want!r}: the labels file does not match draw {d.name} "
+                            "of this run", file=lab.source, row=n_row,
+                            column="inclusion_probability", unit="row")
+    return d
+
+
+def estimate(run: str | Path | ResultSet, labels: str | Path | LabelSet, *,
+             metrics: Sequence[str] | None = None, random_draw: bool = False,
+             scale: tuple[float, float] | None = None, level: float = 0.95) -> EstimateResult:
+    """Corrected estimates of ``run``'s metrics from ``labels`` (see the module docstring).
+
+    ``random_draw``: the caller vouches that labels naming no draw are a uniform
+    random draw of the run's rows (without it they are refused: a hand-picked
+    subset gives a biased estimate whatever the interval says).
+    """
+    rs = run if isinstance(run, ResultSet) else load_result_set(run)
+    lab = labels if isinstance(labels, LabelSet) else read_labels(
+        labels, metric=metrics[0] if metrics and len(metrics) == 1 else None, scale=scale)
+    assert lab.result_set is not None
+    al = align(rs, lab.result_set)
+    if al.only_b:
+        lid = al.only_b[0]
+        raise DataError(f"id {lid!r} is not a row of the run {rs.source} ({len(al.only_b)} "
+                        "labelled ids are not)", file=lab.source, row=lab.rows.get(lid),
+                        column="id", unit="row")
+    pairs = {lid: rid for rid, lid in al.pairs}
+    chosen = list(metrics) if metrics else [m for m in lab.values if lab.values[m]]
+    if not chosen:
+        raise DataError("no labels in the file (every label cell is empty)", file=lab.source)
+    for m in chosen:
+        if m not in rs.metrics:
+            raise DataError(f"the run has no metric {m!r} (it has: {', '.join(rs.metrics)})",
+                            file=rs.source)
+        if m not in lab.values:
+            raise DataError(f"no label column for metric {m!r}", file=lab.source)
+    ids = list(rs.scores)
+    draw: Draw | None = None
+    if lab.draw is not None:
+        draw = _check_draw(lab, rs, ids, pairs, chosen)
+    elif not random_draw and not (lab.kind == "results" and len(pairs) == len(ids)):
+        raise UsageError(f"{lab.source} names no draw from 'localeval label-sheet': labels for "
+                         "a hand-picked subset give a biased estimate. Label a sheet from "
+                         "'localeval label-sheet', or pass --random-draw if these rows are a "
+                         "uniform random draw of the run's rows")
+    out = EstimateResult(rs.source, lab.source, draw.name if draw else "uniform (as stated)",
+                         al.to_dict(), level=level)
+    for m in chosen:
+        out.metrics.append(_one_metric(rs, lab, m, ids, pairs, draw, level))
+    return out
+
+
+def _one_metric(rs: ResultSet, lab: LabelSet, m: str, ids: list[str], pairs: dict[str, str],
+                draw: Draw | None, level: float) -> MetricEstimate:
+    col = lab.columns.get(m, m)
+    judged = {sid: v for sid, v in rs.column(m).items() if v is not None}
+    keep = [sid for sid in ids if sid in judged]
+    pos = {sid: i for i, sid in enumerate(keep)}
+    f = np.array([judged[sid] for sid in keep], dtype=float)
+    got = [(pos[pairs[lid]], y, lid) for lid, y in lab.values[m].items() if pairs[lid] in pos]
+    if draw is not None:
+        missing = [lid for lid in lab.rows if lid not in lab.values[m]]
+        if missing:
+            raise DataError(f"no label for drawn row {missing[0]!r}: label every drawn row (a "
+                            "skipped row breaks the random draw)", file=lab.source,
+                            row=lab.rows[missing[0]], column=col, unit="row")
+    if len(got) < MIN_LABELS:
+        raise DataError(f"only {len(got)} labelled rows for {m} (at least {MIN_LABELS} are "
+                        "needed for an interval)", file=lab.source, column=col)
+    idx = np.array([g[0] for g in got])
+    y = np.array([g[1] for g in got])
+    if np.all(y == y[0]):
+        raise DataError(f"all {len(y)} labels for {m} are {y[0]:g}: with no spread the interval "
+                        "would have width 0; label more rows", file=lab.source, column=col)
+    if draw is not None and draw.mode == "active":
+        prob = np.array([draw.prob[ids.index(sid)] for sid in keep])
+        lab_est = active_mean(f, y, idx, prob, level=level, lam=0.0)
+        corr = active_mean(f, y, idx, prob, level=level)
+    else:
+        lab_est = labels_only(y, level)
+        # every row labelled: nothing left for the judge to add
+        corr = corrected_mean(f, y, idx, level=level) if len(y) < len(f) - 1 else lab_est
+    return MetricEstimate(m, len(keep), len(y), judge_only(f, level), lab_est, corr,
+                          labels_only(f[idx] - y, level), labels_worth(lab_est, corr),
+                          unscored=len(ids) - len(keep),
+                          arrays={"judge": f, "labels": y, "labelled": idx,
+                                  "uncertainty": run_uncertainty(rs, keep, [m])[0]})

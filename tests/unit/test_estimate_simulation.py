@@ -1,0 +1,155 @@
+"""Seeded simulations: corrected 95% intervals cover the true mean 93-97% of the time, and
+are no wider than labels alone with a useless judge and clearly narrower with a good one.
+
+Vectorised over 2,000 data sets per setting. For large N the unlabelled judge
+scores enter through their sufficient statistics (their mean and variance,
+drawn exactly for binary scores), which is all the estimator reads.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from localeval.estimate import corrected_mean
+from localeval.estimate.ppi import Moments, active_terms, ppi_from_moments, z_value
+
+S = 2000
+Z = z_value(0.95)
+TRUE_P = 0.6
+
+
+def _labels(rng: np.random.Generator, shape: tuple[int, ...], graded: bool) -> np.ndarray:
+    if graded:  # 1-5 rescaled to 0-1, mean 0.6
+        return rng.choice([0, .25, .5, .75, 1], size=shape, p=[.1, .15, .2, .25, .3])
+    return (rng.random(shape) < TRUE_P).astype(float)
+
+
+def _true_mean(graded: bool) -> float:
+    return float(np.dot([0, .25, .5, .75, 1], [.1, .15, .2, .25, .3])) if graded else TRUE_P
+
+
+def _judge(rng: np.random.Generator, y: np.ndarray, quality: float) -> np.ndarray:
+    """Binary judge: agrees with the (binarised) label with probability 0.5 + quality / 2."""
+    truth = (y >= 0.5).astype(float)
+    right = rng.random(y.shape) < 0.5 + quality / 2
+    return np.where(right, truth, 1 - truth)
+
+
+def _simulate(rng: np.random.Generator, n: int, N: int, quality: float, graded: bool
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(corrected point, corrected se, labels-only se) over S data sets; N rows, n labelled."""
+    y = _labels(rng, (S, n), graded)
+    fl = _judge(rng, y, quality)
+    nu = N - n
+    # unlabelled judge scores: a binary judge's count of 1s is binomial -> exact mean and var
+    p_f = TRUE_P * (0.5 + quality / 2) + (1 - TRUE_P) * (0.5 - quality / 2) if not graded else \
+        float(np.mean(_judge(np.random.default_rng(0), _labels(np.random.default_rng(1), (200000,),
+                                                                   graded), quality)))
+    mfu = rng.binomial(nu, p_f, S) / nu
+    m = Moments(n, y.mean(1), fl.mean(1), y.var(1), fl.var(1),
+                ((y - y.mean(1, keepdims=True)) * (fl - fl.mean(1, keepdims=True))).mean(1),
+                nu, mfu, mfu * (1 - mfu))
+    point, se, _ = ppi_from_moments(m)
+    return point, se, np.sqrt(y.var(1) / n)
+
+
+_UNDER = pytest.mark.xfail(strict=True, reason=(
+    "known shortfall, not yet fixed: with few labels and a near-perfect judge the tuned lambda "
+    "(chosen from the same labels) varies, and the interval ignores that: 90-91% coverage"))
+SETTINGS = [(50, 1000, 0.5, False), (100, 5000, 0.9, False), (500, 100_000, 0.6, False),
+            (200, 20_000, 0.3, True), (100, 5000, 0.8, True),
+            pytest.param(30, 2000, 0.8, True, marks=_UNDER),
+            pytest.param(20, 100_000, 1.0, False, marks=_UNDER)]
+
+
+@pytest.mark.parametrize("n,N,quality,graded", SETTINGS)
+def test_corrected_interval_covers_the_true_mean(n: int, N: int, quality: float,
+                                                  graded: bool) -> None:
+    point, se, _ = _simulate(np.random.default_rng(n * 7 + N), n, N, quality, graded)
+    cover = np.mean(np.abs(point - _true_mean(graded)) <= Z * se)
+    assert 0.93 <= cover <= 0.97, cover
+
+
+def test_twenty_labels_and_a_useless_judge_cover_slightly_under_nominal() -> None:
+    """With 20 binary labels the normal interval (the reference's too) covers about 92.9%:
+    the known small-sample shortfall of a Wald interval, which docs/calibrated-estimates.md
+    states; from 30 labels it is within 93-97%."""
+    point, se, _ = _simulate(np.random.default_rng(20 * 7 + 200), 20, 200, 0.0, False)
+    assert 0.92 <= np.mean(np.abs(point - TRUE_P) <= Z * se) <= 0.97
+
+
+def test_a_useless_judge_costs_almost_nothing() -> None:
+    _, se, se_labels = _simulate(np.random.default_rng(5), 50, 2000, 0.0, False)
+    assert np.mean(se / se_labels) <= 1.05
+
+
+def test_a_judge_correlating_0_8_narrows_the_interval_by_a_quarter() -> None:
+    rng = np.random.default_rng(6)
+    n, N = 100, 2000
+    # the binary judge's correlation with binary labels is its quality (balanced errors)
+    _, se, se_labels = _simulate(rng, n, N, 0.8, False)
+    assert np.mean(se / se_labels) <= 0.75
+
+
+def test_moment_core_equals_the_array_function() -> None:
+    rng = np.random.default_rng(8)
+    y = _labels(rng, (40,), False)
+    f = np.concatenate([_judge(rng, y, 0.7), rng.random(300)])
+    est = corrected_mean(f, y, np.arange(40))
+    point, se, _ = ppi_from_moments(Moments(40, y.mean(), f[:40].mean(), y.var(), f[:40].var(),
+                                            np.mean((y - y.mean()) * (f[:40] - f[:40].mean())),
+                                            300, f[40:].mean(), f[40:].var()))
+    assert est.mean == pytest.approx(float(point), abs=1e-12)
+    assert est.se == pytest.approx(float(se), abs=1e-12)
+
+
+def _paired(rng: np.random.Generator, n: int, N: int, quality: float
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """The paired difference new - old: labels in {-1, 0, 1}, judge differences likewise."""
+    y_new = (rng.random((S, N)) < 0.65).astype(float)
+    y_old = (rng.random((S, N)) < 0.55).astype(float)
+    f_new, f_old = _judge(rng, y_new, quality), _judge(rng, y_old, quality)
+    y, f = y_new - y_old, f_new - f_old
+    yl, fl, fu = y[:, :n], f[:, :n], f[:, n:]
+    m = Moments(n, yl.mean(1), fl.mean(1), yl.var(1), fl.var(1),
+                ((yl - yl.mean(1, keepdims=True)) * (fl - fl.mean(1, keepdims=True))).mean(1),
+                N - n, fu.mean(1), fu.var(1))
+    point, se, _ = ppi_from_moments(m)
+    return point, se, np.sqrt(yl.var(1) / n), 0.10
+
+
+@pytest.mark.parametrize("n,N,quality", [(30, 600, 0.0), (100, 2000, 0.9)])
+def test_paired_difference_covers(n: int, N: int, quality: float) -> None:
+    point, se, _, truth = _paired(np.random.default_rng(n + N), n, N, quality)
+    assert 0.93 <= np.mean(np.abs(point - truth) <= Z * se) <= 0.97
+
+
+def test_paired_difference_width() -> None:
+    _, se, se_lab, _ = _paired(np.random.default_rng(11), 50, 1000, 0.0)
+    assert np.mean(se / se_lab) <= 1.05
+    _, se, se_lab, _ = _paired(np.random.default_rng(12), 50, 1000, 0.8)
+    assert np.mean(se / se_lab) <= 0.75
+
+
+def _soft_world(rng: np.random.Generator, N: int) -> tuple[np.ndarray, np.ndarray]:
+    """A calibrated soft-verdict judge: p per row, label ~ Bernoulli(p)."""
+    p = rng.beta(0.4, 0.4, (S, N))
+    return p, (rng.random((S, N)) < p).astype(float)
+
+
+@pytest.mark.parametrize("active", [False, True])
+def test_active_draw_covers(active: bool) -> None:
+    from localeval.estimate.draw import inclusion_probabilities
+
+    rng = np.random.default_rng(21 + active)
+    N, n = 600, 40
+    p, y = _soft_world(rng, N)
+    if active:
+        prob = np.stack([inclusion_probabilities(list(4 * r * (1 - r)), n) for r in p])
+    else:
+        prob = np.full((S, N), n / N)
+    drawn = rng.random((S, N)) < prob
+    point, se, _ = active_terms(p, y, drawn, prob)
+    truth = 0.5  # the beta(0.4, 0.4) mean
+    assert 0.93 <= np.mean(np.abs(point - truth) <= Z * se) <= 0.97
