@@ -10,6 +10,8 @@ templates into one self-contained page.
 from localeval.lazy import lazy_face
 
 _WHERE = {
+    "MAX_PAGE_TEXT": ".clip",
+    "MAX_TEXT_CHARS": ".clip",
     "check_gates": ".gates",
     "code_span": ".markdown",
     "escape_markdown": ".markdown",
