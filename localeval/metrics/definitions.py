@@ -73,7 +73,8 @@ def metric_from_table(name: str, table: dict[str, Any], where: str = "") -> Metr
     allowed = {f.name for f in dataclasses.fields(cls)} - {"name"}
     unknown = sorted(set(params) - allowed)
     if unknown:
-        raise UsageError(f"{at}: unknown parameter {', '.join(unknown)} for type {kind!r}; "
+        raise UsageError(f"{at}: unknown parameter {', '.join(map(printable, unknown))} for "
+                         f"type {kind!r}; "
                          f"parameters: {', '.join(sorted(allowed))}")
     for k in _TUPLES:
         if isinstance(params.get(k), list):

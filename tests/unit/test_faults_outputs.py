@@ -82,6 +82,24 @@ def test_metrics_file_refuses_a_name_results_use_for_a_column(name, tmp_path):
     assert name in str(e.value) and "column" in str(e.value)
 
 
+def test_every_column_beside_the_metrics_is_a_refused_name(tmp_path):
+    from localeval.metrics.criteria import REASON_SUFFIX, SAMPLE_COLUMNS
+
+    res = localeval.evaluate(ROWS[:2], ["rougeL"], judge=False, cache=False, progress=False,
+                             out_dir=tmp_path / "run")
+    with open(tmp_path / "run" / "results.csv", encoding="utf-8-sig", newline="") as f:
+        head = next(csv.reader(f))
+    for cols in (head, list(res.to_pandas().columns)):
+        others = [c for c in cols if c != "rougeL" and not c.endswith(REASON_SUFFIX)]
+        assert others and set(others) <= SAMPLE_COLUMNS, others
+
+
+def test_unknown_parameters_of_a_metrics_file_are_printed_escaped(tmp_path):
+    with pytest.raises(UsageError) as e:
+        load_metrics_file(_toml(tmp_path, _critic("polite") + r'"\u001b[2J" = 1' + "\n"))
+    assert str(e.value).isprintable() and "\\x1b[2J" in str(e.value)
+
+
 def test_a_metric_beside_its_reason_column_is_refused(tmp_path):
     with pytest.raises(UsageError, match="a_reason"):
         load_metrics_file(_toml(tmp_path, _critic("a") + _critic("a_reason")))
