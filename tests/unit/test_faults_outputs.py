@@ -275,15 +275,7 @@ def test_results_csv_of_a_cli_run_has_no_formula_cell(tmp_path):
     with open(tmp_path / "out" / "results.csv", encoding="utf-8-sig", newline="") as f:
         cells = [c for row in csv.reader(f) for c in row]
     assert not [c for c in cells if c[:1] in ("=", "+", "@", "\t", "\r")
-                or (c[:1] == "-" and not _number(c))]
-
-
-def _number(s: str) -> bool:
-    try:
-        float(s)
-        return True
-    except ValueError:
-        return False
+                or (c[:1] == "-" and not re.fullmatch(r"-\d+(\.\d+)?(e-?\d+)?", c))]
 
 
 # -- (f) a full disk while results.jsonl is written; torn last lines -------------------
