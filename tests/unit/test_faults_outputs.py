@@ -20,7 +20,6 @@ import resource
 import signal
 import subprocess
 import sys
-import warnings
 from html.parser import HTMLParser
 from pathlib import Path
 
