@@ -13,7 +13,10 @@ __all__ = [
     "DataError",
     "ModelError",
     "JudgeCallError",
+    "OutputError",
+    "LocalevalWarning",
     "os_reason",
+    "printable",
 ]
 
 
@@ -48,6 +51,22 @@ class DataError(LocalevalError):
         self.file, self.row, self.column = file, row, column
 
 
+class OutputError(UsageError):
+    """A file of the output folder cannot be written (disk full, read-only, permission).
+
+    Exit 2, as every fault of the output folder the user named with ``-o``
+    (docs/failure-behaviour.md): the fix is on the user's side (free space,
+    choose another folder), not the model's. The message names the file.
+    """
+
+
+class LocalevalWarning(UserWarning):
+    """Something recovered from that the user should know (a torn last line was skipped).
+
+    The command line prints these as ``localeval: warning: ...``.
+    """
+
+
 class ModelError(LocalevalError):
     """A judge or embedding model cannot be loaded or reached (exit 3)."""
 
@@ -70,3 +89,14 @@ def os_reason(err: OSError) -> str:
     """
     reason = err.strerror or str(err) or type(err).__name__
     return reason[:1].lower() + reason[1:]
+
+
+def printable(text: object) -> str:
+    """``text`` with every character a terminal or page would act on written as an escape.
+
+    User-provided names reach error messages; a raw ESC would recolour the
+    terminal and U+202E would reverse what follows, so control, format (bidi)
+    and separator characters are shown as Python writes them (``\\x1b``,
+    ``\\u202e``); every other character, CJK included, is kept as is.
+    """
+    return "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in str(text))

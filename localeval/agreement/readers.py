@@ -30,7 +30,7 @@ from localeval.agreement.resultset import ResultSet
 from localeval.agreement.tables import csv_rows, decode_utf8, json_load, json_table_rows
 from localeval.dataset import load_dataset, read_jsonl_rows
 from localeval.errors import DataError
-from localeval.results import content_fields
+from localeval.results import content_fields, whole_lines
 
 __all__ = ["load_result_set"]
 
@@ -59,8 +59,10 @@ def load_result_set(path: str | Path, *, dataset: Any = None, name: str | None =
     raw = p.read_bytes()
     if not raw.strip():
         raise DataError("file is empty", file=str(p))
-    text = decode_utf8(raw, p)
     suffix = p.suffix.lower()
+    if suffix in (".jsonl", ".ndjson"):
+        raw = whole_lines(raw, p)  # a last line cut short by a stopped write: skipped, said
+    text = decode_utf8(raw, p)
     src = str(p)
     if suffix in (".jsonl", ".ndjson"):
         rows = list(read_jsonl_rows(text, src, allow_non_finite=True))

@@ -32,6 +32,11 @@ def name_slug(label: str) -> str:
     return f"{safe or 'metric'}-{digest}"
 
 
+# A tooltip is plain text (no CSS): the id sits between FIRST STRONG ISOLATE and POP
+# DIRECTIONAL ISOLATE, so a U+202E in it cannot reverse the scores after it.
+_ISOLATE, _POP = "\u2068", "\u2069"
+
+
 def scatter_svg(a_vals: Sequence[float], b_vals: Sequence[float], title: str, *,
                 a_label: str = "A", b_label: str = "B", size: int = 260,
                 ids: Sequence[str] | None = None) -> str:
@@ -91,8 +96,8 @@ def scatter_svg(a_vals: Sequence[float], b_vals: Sequence[float], title: str, *,
         for k, i in enumerate(members):
             cx, cy = sx(x) + rad[k] * math.cos(ang[k]), sy(y) + rad[k] * math.sin(ang[k])
             parts.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="2.6" fill="#1f77b4" '
-                         f'fill-opacity="0.55"><title>{escape(names[i])}: A={x:g}, B={y:g}'
-                         f'{shared}</title></circle>')
+                         f'fill-opacity="0.55"><title>{_ISOLATE}{escape(names[i])}{_POP}: '
+                         f'A={x:g}, B={y:g}{shared}</title></circle>')
     parts.append(f'<text x="{pad + pw / 2:.1f}" y="{h - 4}" text-anchor="middle">'
                  f'{escape(a_label)} (A)</text>')
     parts.append(f'<text transform="translate(10 {top + ph / 2:.1f}) rotate(-90)" '

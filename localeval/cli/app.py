@@ -14,6 +14,7 @@ import argparse
 import os
 import signal
 import sys
+import warnings
 from typing import Any, Sequence
 
 from localeval.cli.agreement import add_compare_parser, add_validate_parser
@@ -64,6 +65,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from localeval.errors import LocalevalError
 
     previous = _sigterm_as_interrupt()
+    shown = warnings.showwarning
+    warnings.showwarning = _warning_printer(shown)
     try:
         return int(args.func(args) or 0)
     except LocalevalError as e:
@@ -88,8 +91,22 @@ def main(argv: Sequence[str] | None = None) -> int:
               "from the cache.", file=sys.stderr)
         return 130
     finally:
+        warnings.showwarning = shown
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+
+
+def _warning_printer(other: Any) -> Any:
+    """``warnings.showwarning`` printing a ``LocalevalWarning`` (a torn last line skipped...)
+    as ``localeval: warning: ...``; any other warning goes to ``other`` as before."""
+    from localeval.errors import LocalevalWarning
+
+    def show(message: Any, category: type[Warning], *rest: Any, **kw: Any) -> None:
+        if issubclass(category, LocalevalWarning):
+            print(f"localeval: warning: {message}", file=sys.stderr)
+        else:
+            other(message, category, *rest, **kw)
+    return show
 
 
 def _sigterm_as_interrupt() -> Any:

@@ -25,12 +25,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from localeval.cache import text_key
-from localeval.errors import JudgeCallError
+from localeval.errors import JudgeCallError, printable
 from localeval.metrics.base import Metric
 from localeval.metrics.model_access import Context
 from localeval.metrics.schemas import CriterionVerdict
@@ -38,7 +39,18 @@ from localeval.metrics.steps import verdict_values
 from localeval.types import Sample, Score
 
 __all__ = ["AspectCritic", "UserDefined", "majority_probability", "definition_hash", "check_name",
-           "VOTE_TEMPERATURE"]
+           "VOTE_TEMPERATURE", "SAMPLE_COLUMNS", "REASON_SUFFIX"]
+
+#: The columns beside the metrics' in results.csv (``results.table``) and ``to_pandas()``
+#: (``run.result``): a metric of one of these names would overwrite the column.
+SAMPLE_COLUMNS = frozenset({"id", "question", "user_input", "retrieved_contexts", "response",
+                            "reference"})
+#: results.csv and ``to_pandas()`` name each metric's unscored-reason column ``<metric>_reason``.
+REASON_SUFFIX = "_reason"
+# Characters a name must not hold: control (ESC, tab, newline), format (the bidi controls
+# U+202A-U+202E, U+2066-U+2069, U+200E/U+200F and other invisibles), line and paragraph
+# separators, surrogates, private-use and unassigned code points.
+_REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"})
 
 #: Votes of a strictness > 1 critic are sampled at this temperature when the run's is 0.
 VOTE_TEMPERATURE = 0.7
@@ -81,11 +93,29 @@ class UserDefined(Metric):
 
 
 def check_name(name: str) -> None:
-    """A user's metric name must be usable in ``-m`` and ``--fail-under`` (ValueError if not)."""
+    """A user's metric name must be usable in ``-m`` and ``--fail-under``, safe to print, and
+    not a column that results.csv or ``to_pandas()`` already has (ValueError if not).
+
+    Column names are compared case-insensitively: a spreadsheet or pandas user
+    would not tell ``ID`` from ``id`` apart either.
+    """
     if not name or not name.strip():
         raise ValueError("a user-defined metric needs a name")
+    bad = next((c for c in name if unicodedata.category(c) in _REFUSED_CATEGORIES), None)
+    if bad is not None:
+        raise ValueError(f"metric name '{printable(name)}' holds the control or bidirectional "
+                         f"character {printable(bad)} (U+{ord(bad):04X}); names are shown in "
+                         "terminals, reports and spreadsheets: use visible characters only")
     if any(c in name for c in ",:;@=") or name != name.strip():
         raise ValueError(f"metric name {name!r} must not contain , : ; @ = or outer spaces")
+    low = name.casefold()
+    if low in SAMPLE_COLUMNS:
+        raise ValueError(f"metric name {name!r} is the name of a column of results.csv and "
+                         f"to_pandas() ({', '.join(sorted(SAMPLE_COLUMNS))}); choose another")
+    if low.endswith(REASON_SUFFIX):
+        raise ValueError(f"metric name {name!r} ends in {REASON_SUFFIX!r}, which names the "
+                         "column of a metric's unscored reasons in results.csv and "
+                         "to_pandas(); choose another")
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from localeval.errors import UsageError
+from localeval.errors import UsageError, printable
 from localeval.metrics.base import Metric
 
 __all__ = ["load_metrics_file", "metric_from_table", "TYPES"]
@@ -56,7 +56,7 @@ def metric_from_table(name: str, table: dict[str, Any], where: str = "") -> Metr
     import dataclasses
     import importlib
 
-    at = f"{where}[{name}]"
+    at = f"{where}[{printable(name)}]"
     if not isinstance(table, dict):
         raise UsageError(f"{at}: expected a table with a 'type' and its parameters")
     params = dict(table)
@@ -73,7 +73,8 @@ def metric_from_table(name: str, table: dict[str, Any], where: str = "") -> Metr
     allowed = {f.name for f in dataclasses.fields(cls)} - {"name"}
     unknown = sorted(set(params) - allowed)
     if unknown:
-        raise UsageError(f"{at}: unknown parameter {', '.join(unknown)} for type {kind!r}; "
+        raise UsageError(f"{at}: unknown parameter {', '.join(map(printable, unknown))} for "
+                         f"type {kind!r}; "
                          f"parameters: {', '.join(sorted(allowed))}")
     for k in _TUPLES:
         if isinstance(params.get(k), list):
@@ -86,8 +87,6 @@ def metric_from_table(name: str, table: dict[str, Any], where: str = "") -> Metr
 
 def load_metrics_file(path: str | Path) -> dict[str, Metric]:
     """Name -> metric for every table of the TOML file at ``path``, in file order."""
-    from localeval.metrics.specs import registry
-
     p = Path(path)
     try:
         data = tomllib.loads(p.read_text(encoding="utf-8"))
@@ -99,10 +98,31 @@ def load_metrics_file(path: str | Path) -> dict[str, Metric]:
         raise UsageError(f"metrics file {p}: not valid TOML ({e})") from None
     if not data:
         raise UsageError(f"metrics file {p}: defines no metric (one [name] table per metric)")
-    builtin = registry()
     out: dict[str, Metric] = {}
     for name, table in data.items():
-        if name in builtin:
-            raise UsageError(f"{p}: [{name}]: the name of a built-in metric; choose another")
+        _check_table_name(name, out, p)
         out[name] = metric_from_table(name, table, f"{p}: ")
     return out
+
+
+def _check_table_name(name: str, earlier: dict[str, Metric], path: Path) -> None:
+    """A table's name must be a valid metric name (``criteria.check_name``), and differ, also in
+    case, from every built-in metric and alias and from the file's earlier tables: results,
+    ``compare`` and spreadsheets would otherwise take one for the other."""
+    from localeval.metrics.criteria import check_name
+    from localeval.metrics.specs import builtin_names
+
+    at = f"{path}: [{printable(name)}]"
+    try:
+        check_name(name)
+    except ValueError as e:
+        raise UsageError(f"{at}: {e}") from None
+    same = builtin_names().get(name.casefold())
+    if same is not None:
+        raise UsageError(f"{at}: the name of the built-in metric {same!r}"
+                         + (" (names are compared ignoring case)" if same != name else "")
+                         + "; choose another")
+    twin = next((n for n in earlier if n.casefold() == name.casefold()), None)
+    if twin is not None:
+        raise UsageError(f"{at}: the same name as [{printable(twin)}] earlier in the file "
+                         "(names are compared ignoring case); choose another")

@@ -13,10 +13,10 @@ import dataclasses
 import typing
 from typing import Any, Mapping, Sequence
 
-from localeval.errors import UsageError
+from localeval.errors import UsageError, printable
 from localeval.metrics.base import Metric, Thresholded
 
-__all__ = ["register", "registry", "get_metric", "parse_metrics"]
+__all__ = ["register", "registry", "builtin_names", "get_metric", "parse_metrics"]
 
 _REGISTRY: dict[str, type[Metric]] = {}
 
@@ -34,6 +34,12 @@ def registry() -> dict[str, type[Metric]]:
     """Canonical name -> class for every registered metric (aliases excluded)."""
     _load_builtin()
     return {n: c for n, c in _REGISTRY.items() if c.name == n}
+
+
+def builtin_names() -> dict[str, str]:
+    """Every registered name and alias, case-folded -> as registered (to refuse ``Faithfulness``)."""
+    _load_builtin()
+    return {n.casefold(): n for n in _REGISTRY}
 
 
 def get_metric(name: str) -> type[Metric]:
@@ -90,10 +96,12 @@ def parse_metrics(spec: str | Sequence[str | Metric],
     for it in items:
         out.append(it if isinstance(it, Metric) else _parse_defined(it, defined)
                    if it.split(":", 1)[0].strip() in defined else _parse_one(it))
-    keys = [m.key for m in out]
-    dup = {k for k in keys if keys.count(k) > 1}
+    # compared ignoring case: results.csv, pandas and compare would take one for the other
+    keys = [m.key.casefold() for m in out]
+    dup = {m.key for m in out if keys.count(m.key.casefold()) > 1}
     if dup:
-        raise UsageError(f"metric given twice: {', '.join(sorted(dup))}")
+        raise UsageError("metric given twice (names are compared ignoring case): "
+                         + ", ".join(printable(k) for k in sorted(dup)))
     return out
 
 

@@ -13,6 +13,8 @@ _WHERE = {
     "Allowance": ".gates",
     "UnscoredPolicy": ".gates",
     "check_each": ".sample_gates",
+    "MAX_PAGE_TEXT": ".clip",
+    "MAX_TEXT_CHARS": ".clip",
     "check_gates": ".gates",
     "code_span": ".markdown",
     "escape_markdown": ".markdown",

@@ -25,6 +25,7 @@ import jinja2
 from markupsafe import Markup
 
 from localeval.report.view import build_view
+from localeval.results import atomic_file
 
 __all__ = ["render_html", "write_html_report"]
 
@@ -62,12 +63,13 @@ def render_html(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]]
 def write_html_report(out_dir: str | os.PathLike[str], summary: Mapping[str, Any],
                       records: Sequence[Mapping[str, Any]],
                       samples: Sequence[Mapping[str, Any]]) -> Path:
-    """Write ``out_dir/report.html`` (atomically) and return its path."""
+    """Write ``out_dir/report.html`` (atomically) and return its path; OutputError (exit 2)
+    naming the page when it cannot be written."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "report.html"
-    tmp = path.with_suffix(".html.tmp")
-    tmp.write_text(render_html(summary, records, samples), encoding="utf-8")
-    os.replace(tmp, path)
+    page = render_html(summary, records, samples)
+    with atomic_file(path) as f:  # no report.html.tmp left behind on a full disk
+        f.write(page)
     return path
 

@@ -15,6 +15,7 @@ from typing import Any, Mapping
 
 from localeval.report.health import health_line
 from localeval.report.numbers import fmt
+from localeval.results import atomic_file
 
 __all__ = ["summary_table", "summary_markdown", "write_markdown_report", "escape_markdown",
            "code_span"]
@@ -149,9 +150,9 @@ def write_markdown_report(out_dir: str | os.PathLike[str], summary: Mapping[str,
     for note in summary.get("notes") or []:
         lines += [f"> {escape_markdown(note)}", ""]
     path = out / "summary.md"
-    tmp = path.with_suffix(".md.tmp")
     # a blank line before the table: after a "> note" line the table would
     # otherwise continue the quote (Markdown's lazy continuation)
-    tmp.write_text("\n".join(lines) + "\n" + summary_markdown(summary), encoding="utf-8")
-    os.replace(tmp, path)
+    text = "\n".join(lines) + "\n" + summary_markdown(summary)
+    with atomic_file(path) as f:
+        f.write(text)
     return path

@@ -33,5 +33,5 @@ def excerpt(text: Any, n: int = 140) -> str:
 
     Cut by characters, not at words (``textwrap.shorten``): CJK text has no spaces.
     """
-    s = " ".join(str(text or "").split())
+    s = " ".join(str(text or "")[: n * 8].split())  # a 40 MB question is not split whole
     return s if len(s) <= n else s[: n - 1] + "…"

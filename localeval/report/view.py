@@ -8,7 +8,7 @@ The page stays bounded however large the run: at most ``MAX_SAMPLES`` samples
 get their full detail (the worst-scoring per metric, then those with an
 unscored metric, then the first in file order) and the page says so;
 results.jsonl holds every sample. Distributions, means and CIs always cover
-every sample.
+every sample. Long texts are cut (``clip``), so the page is bounded in text too.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from __future__ import annotations
 import heapq
 from typing import Any, Mapping, Sequence
 
+from localeval.report.clip import MAX_CONTEXTS, Clipper
 from localeval.report.details import to_node
 from localeval.report.histogram import histogram, is_bounded, tone
 from localeval.report.health import health_line
@@ -127,6 +128,7 @@ def build_view(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
     ``samples`` are mappings (``Sample.to_dict()``) or ``types.Sample`` objects;
     at most ``max_samples`` of them are shown in full (see ``pick_samples``).
     """
+    clip = Clipper()
     mets: dict[str, Any] = dict(summary.get("metrics") or {})
     # metrics that appear only in records (an interrupted summary) still get a column
     for r in records:
@@ -169,7 +171,8 @@ def build_view(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
             "ci": f"[{fmt(ci[0], 3)}, {fmt(ci[1], 3)}]" if ci else "–",
             "n": e.get("n", len(vals)),
             "unscored": e.get("unscored", 0),
-            "reasons": [{"text": str(t), "count": c} for t, c in reasons.items()],
+            "reasons": [{"text": clip.text(str(t), "summary.json"), "count": c}
+                        for t, c in reasons.items()],
             "extra": _extras(e),
             "hist": histogram(vals, mean=e.get("mean"), ci=ci, lower_is_better=lib),
             "worst": [{
@@ -199,20 +202,27 @@ def build_view(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
                 "key": k,
                 "value": fmt(v, 3) if v is not None else "–",
                 "tone": tone(v, bounded=m["bounded"], lower_is_better=m["lower_is_better"]),
-                "error": errors.get(k) if v is None else None,
-                "working": to_node(details[k], k) if k in details and details[k] else None,
+                "error": clip.text(errors.get(k), "results.jsonl") if v is None else None,
+                "working": clip.node(to_node(details[k], k), "results.jsonl")
+                if k in details and details[k] else None,
             })
         extra = {k: v for k, v in s.items() if k not in (
             "id", "question", "answer", "contexts", "reference", "retrieved_ids",
             "relevant_ids", "metadata")}
+        contexts = _context_rows(s)
+        for c in contexts[:MAX_CONTEXTS]:
+            c["text"] = clip.text(c["text"], "the dataset")
         sample_views.append({
             "index": i, "anchor": f"s-{i}", "id": str(r.get("id", s.get("id", i))),
-            "question": s.get("question"), "answer": s.get("answer"),
-            "reference": s.get("reference"), "contexts": _context_rows(s),
+            "question": clip.text(s.get("question"), "the dataset"),
+            "answer": clip.text(s.get("answer"), "the dataset"),
+            "reference": clip.text(s.get("reference"), "the dataset"),
+            "contexts": contexts[:MAX_CONTEXTS], "n_contexts": len(contexts),
             "retrieved": _id_rows(s) if not (s.get("contexts") and len(
                 s.get("retrieved_ids") or []) == len(s.get("contexts") or [])) else [],
-            "metadata": to_node(s["metadata"]) if s.get("metadata") else None,
-            "extra": to_node(extra) if extra else None,
+            "metadata": clip.node(to_node(s["metadata"]), "the dataset")
+            if s.get("metadata") else None,
+            "extra": clip.node(to_node(extra), "the dataset") if extra else None,
             "excerpt": _excerpt(s.get("question"), 110),
             "rows": rows,
             "unscored": any(row["error"] is not None or row["value"] == "–" for row in rows),

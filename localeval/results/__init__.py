@@ -14,11 +14,14 @@ from localeval.lazy import lazy_face
 _WHERE = {
     "CONTENT_FIELDS": ".content",
     "RunWriter": ".writer",
+    "atomic_file": ".files",
     "content_fields": ".content",
     "content_hash": ".content",
     "dumps_strict": ".files",
     "read_run": ".reader",
     "sample_record": ".writer",
+    "spreadsheet_cell": ".table",
+    "whole_lines": ".files",
     "write_results_csv": ".table",
 }
 

@@ -19,7 +19,7 @@ import socket
 import time
 from pathlib import Path
 
-from localeval.errors import UsageError, os_reason
+from localeval.errors import OutputError, UsageError, os_reason
 
 try:  # POSIX
     import fcntl
@@ -69,10 +69,15 @@ class FolderLock:
             raise UsageError(f"output folder {self.folder}: could not lock {self.path}")
         self._fd = fd
         left = _holder(fd, raw=True)
-        os.ftruncate(fd, 0)
         stamp = time.strftime("%Y-%m-%d %H:%M:%S")
-        os.lseek(fd, 0, os.SEEK_SET)
-        os.write(fd, f"{os.getpid()} {socket.gethostname()} {stamp}\n".encode())
+        try:
+            os.ftruncate(fd, 0)
+            os.lseek(fd, 0, os.SEEK_SET)
+            os.write(fd, f"{os.getpid()} {socket.gethostname()} {stamp}\n".encode())
+        except OSError as e:  # a full disk or quota: no lock file, empty or not, stays behind
+            self.release()
+            raise OutputError(f"cannot write {self.path}: {os_reason(e)}; free space in "
+                              f"{self.folder} or choose another folder with -o") from None
         if not left:
             return None
         pid = left.split()[0]

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from localeval.errors import DataError, os_reason
-from localeval.results.files import RESULTS_FILE, SUMMARY_FILE
+from localeval.results.files import RESULTS_FILE, SUMMARY_FILE, whole_lines
 
 __all__ = ["read_run"]
 
@@ -16,7 +16,8 @@ def read_run(out_dir: str | os.PathLike[str]) -> tuple[dict[str, Any], list[dict
     """Read ``summary.json`` and ``results.jsonl`` from a results directory.
 
     Raises DataError naming the file and line on anything unreadable, so
-    ``localeval report DIR`` fails with one clear message.
+    ``localeval report DIR`` fails with one clear message; a last line cut short
+    by a write that did not finish is skipped with a warning (``whole_lines``).
     """
     d = Path(out_dir)
     sp, rp = d / SUMMARY_FILE, d / RESULTS_FILE
@@ -39,7 +40,7 @@ def _read_records(path: Path) -> Iterable[dict[str, Any]]:
     from localeval.dataset import read_jsonl_rows
 
     try:
-        text = path.read_text(encoding="utf-8")
+        text = whole_lines(path.read_bytes(), path).decode("utf-8")
     except OSError as e:
         raise DataError(f"cannot read: {os_reason(e)}", file=str(path)) from None
     except UnicodeDecodeError as e:

@@ -8,6 +8,11 @@ The file is written with the csv module (quoting of commas, quotes and line
 breaks in questions is its job) in UTF-8 with a byte-order mark, so that
 Excel shows Japanese and Chinese text correctly; pandas and the csv module
 read the mark transparently.
+
+Text cells go through ``spreadsheet_cell``: a cell starting with ``= + - @``,
+a tab or a carriage return is a formula to Excel and LibreOffice (CSV
+injection), so it gets a leading ``'`` as OWASP recommends; scores are
+numbers and stay numbers. Every CSV localeval writes uses that helper.
 """
 
 from __future__ import annotations
@@ -17,10 +22,26 @@ import os
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-__all__ = ["CSV_FILE", "write_results_csv"]
+from localeval.results.files import atomic_file
+
+__all__ = ["CSV_FILE", "write_results_csv", "spreadsheet_cell"]
 
 #: The table's file name in a run folder.
 CSV_FILE = "results.csv"
+# What makes a spreadsheet read a cell as a formula (OWASP, "CSV Injection").
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_cell(value: Any) -> Any:
+    """A text cell a spreadsheet shows as text: ``'`` before a leading ``= + - @``, tab or CR.
+
+    Numbers (``int``, ``float``) are returned as they are: a negative score is
+    not a formula. Anything else is written as its ``str``.
+    """
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value
+    text = "" if value is None else str(value)
+    return "'" + text if text.startswith(_FORMULA_START) else text
 
 
 def write_results_csv(path: str | os.PathLike[str],
@@ -32,17 +53,15 @@ def write_results_csv(path: str | os.PathLike[str],
         for k in r.get("scores") or {}:
             metrics.setdefault(k, None)
     head = ["id", "question", *metrics, *(f"{m}_reason" for m in metrics)]
-    tmp = p.with_suffix(p.suffix + ".tmp")
-    with open(tmp, "w", encoding="utf-8-sig", newline="") as f:
+    with atomic_file(p, encoding="utf-8-sig", newline="") as f:
         w = csv.writer(f)
-        w.writerow(head)
+        w.writerow([spreadsheet_cell(h) for h in head])
         for r in records:
             scores = r.get("scores") or {}
             errors = r.get("errors") or {}
-            w.writerow([r.get("id", ""), r.get("question") or "",
+            w.writerow([spreadsheet_cell(r.get("id", "")), spreadsheet_cell(r.get("question")),
                         *("" if scores.get(m) is None else repr(float(scores[m]))
                           for m in metrics),
-                        *(errors.get(m) or "" if scores.get(m) is None else ""
+                        *(spreadsheet_cell(errors.get(m)) if scores.get(m) is None else ""
                           for m in metrics)])
-    os.replace(tmp, p)
     return p

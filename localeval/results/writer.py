@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
-from typing import IO, Any, Mapping
+from typing import Any, Mapping
 
 from localeval.results.content import content_fields
-from localeval.errors import UsageError, os_reason
+from localeval.errors import OutputError, UsageError, os_reason
 from localeval.results.files import RESULTS_FILE, SUMMARY_FILE, dumps_strict, write_json
 from localeval.results.lock import FolderLock
 from localeval.results.table import CSV_FILE, write_results_csv
@@ -35,8 +36,11 @@ class RunWriter:
     a bad ``-o`` or a folder another run is using fails before any work is done;
     ``results.jsonl`` is replaced only when the first line is written (or
     ``start``), so a run that fails before scoring leaves the last results in
-    place. Each line is flushed as it is written, so an interrupted run leaves
-    every finished sample on disk. ``note`` says when a stale lock was taken over.
+    place. Each line goes to the file in one ``os.write`` loop, unbuffered, so an
+    interrupted run leaves every finished sample on disk; a write that fails
+    part-way (a full disk) is cut back to the last whole line and reported as an
+    ``OutputError`` naming ``results.jsonl``. ``note`` says when a stale lock was
+    taken over.
     """
 
     def __init__(self, out_dir: str | os.PathLike[str]) -> None:
@@ -44,48 +48,77 @@ class RunWriter:
         _make_folder(self.dir)
         self._lock = FolderLock(self.dir)
         self.note = self._lock.acquire()
-        self._f: IO[str] | None = None
+        self._fd: int | None = None
+        self._size = 0  # bytes of whole lines written: where a failed write is cut back to
+        self._failed = False
         self._records: list[Mapping[str, Any]] = []  # kept (they are small) for results.csv
+
+    @property
+    def results_path(self) -> Path:
+        return self.dir / RESULTS_FILE
 
     def start(self) -> None:
         """Open ``results.jsonl`` for this run (replacing an earlier run's)."""
-        if self._f is None:
+        if self._fd is None:
             try:
-                self._f = open(self.dir / RESULTS_FILE, "w", encoding="utf-8")
+                self._fd = os.open(self.results_path,
+                                   os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _O_BINARY, 0o644)
             except OSError as e:
                 self.release()
-                raise UsageError(f"cannot write {self.dir / RESULTS_FILE}: "
-                                 f"{os_reason(e)}") from None
+                raise OutputError(f"cannot write {self.results_path}: {os_reason(e)}") from None
 
     def write(self, record: Mapping[str, Any]) -> None:
+        """Append ``record`` as one whole line, or raise OutputError leaving the lines before."""
         self.start()
-        assert self._f is not None
+        assert self._fd is not None
+        data = (dumps_strict(record) + "\n").encode("utf-8")
         try:
-            self._f.write(dumps_strict(record) + "\n")
-            self._f.flush()
-            self._records.append(record)
+            view = memoryview(data)
+            while view:  # os.write may write part of it (a disk filling up)
+                view = view[os.write(self._fd, view):]
         except OSError as e:
-            raise UsageError(f"cannot write {self.dir / RESULTS_FILE}: {os_reason(e)}; "
-                             "the lines written so far are kept") from None
+            self._failed = True
+            with contextlib.suppress(OSError):  # no torn last line: cut back to the last whole one
+                os.ftruncate(self._fd, self._size)
+                os.lseek(self._fd, self._size, os.SEEK_SET)
+            raise OutputError(f"cannot write {self.results_path}: {os_reason(e)}; the "
+                              f"{len(self._records)} lines written so far are kept") from None
+        self._size += len(data)
+        self._records.append(record)
 
     def close(self, summary: Mapping[str, Any]) -> None:
-        """Close ``results.jsonl``, write ``summary.json`` and let go of the folder."""
+        """Close ``results.jsonl``, write ``summary.json`` and results.csv, let go of the folder.
+
+        After a failed ``write`` (its OutputError is on its way to the user) the
+        summary and table are still tried, for the lines that were written, but a
+        second failure is not raised over the first: the message names the file
+        that failed first.
+        """
         try:
             self.start()
-            assert self._f is not None
-            self._f.close()
-            write_json(self.dir / SUMMARY_FILE, summary)
-            write_results_csv(self.dir / CSV_FILE, self._records)
-        except OSError as e:
-            raise UsageError(f"cannot write {self.dir / SUMMARY_FILE}: {os_reason(e)}") from None
+            self._close_results()
+            try:
+                write_json(self.dir / SUMMARY_FILE, summary)
+                write_results_csv(self.dir / CSV_FILE, self._records)
+            except OutputError:
+                if not self._failed:
+                    raise
         finally:
             self.release()
 
     def release(self) -> None:
         """Let go of the folder without writing a summary (a run that failed before scoring)."""
-        if self._f is not None and not self._f.closed:
-            self._f.close()
+        self._close_results()
         self._lock.release()
+
+    def _close_results(self) -> None:
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            os.close(fd)
+
+
+# results.jsonl is written as bytes (UTF-8, ``\n`` line ends) on every system
+_O_BINARY = getattr(os, "O_BINARY", 0)
 
 
 def _make_folder(d: Path) -> None:

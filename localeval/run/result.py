@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from localeval.errors import OutputError
 from localeval.metrics import Metric
 from localeval.results import RunWriter, sample_record
 from localeval.types import Sample, Score
@@ -105,6 +106,8 @@ def write_reports(out: Path, summary: Mapping[str, Any], samples: Sequence[Sampl
         records = [sample_record(s, sc) for s, sc in zip(samples, scores)]
         write_html_report(out, dict(summary), records, samples)
         write_markdown_report(out, dict(summary))
+    except OutputError as e:  # a full disk: the message names the file
+        warn(f"{e}; results.jsonl and summary.json are complete in {out}")
     except (RecursionError, ValueError, TypeError, OSError) as e:
         warn(f"report.html/summary.md not written ({type(e).__name__}: {e}); "
              f"results.jsonl and summary.json are complete in {out}")
