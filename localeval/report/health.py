@@ -225,5 +225,7 @@ def health_line(summary: Mapping[str, Any]) -> str:
     if not h or h.get("warnings"):
         return ""
     st = (h.get("self_test") or {}).get("line") or "self-test: not run"
+    decided = h.get("decided_without_judge") or 0
+    aside = f" ({decided} more decided without the judge: empty inputs)" if decided else ""
     return (f"Judge health: no copied examples, {h.get('unscored', 0)} of {h.get('scores', 0)} "
-            f"judge scores unscored, no constant metric or fixed choice; {st}.")
+            f"judge scores unscored{aside}, no constant metric or fixed choice; {st}.")

@@ -187,6 +187,9 @@ def test_a_run_over_empty_answers_asks_the_judge_nothing_and_warns_at_load(tmp_p
     # input problems are not the judge's: left out of its unscored share
     assert health["decided_without_judge"] == 2 * (len(RUN_METRICS) + 1)
     assert health["unscored"] == 0 and health["warnings"] == []
+    from localeval.report.health import health_line
+
+    assert "(18 more decided without the judge: empty inputs)" in health_line(res.summary)
 
 
 def test_a_run_over_empty_answers_with_the_real_tiny_judge_makes_no_call(tiny_gguf):
