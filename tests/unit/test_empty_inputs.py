@@ -150,12 +150,8 @@ def test_geval_decides_the_answer_only_when_its_criterion_reads_it():
 
 
 # -- the run path: counted calls, the load-time warning, judge health ---------------------
-ROWS_DATA = [
-    {"id": "empty", "question": "When does the cafeteria open?", "answer": "",
-     "contexts": ["The cafeteria opens at 8am."], "reference": "At 8am."},
-    {"id": "blank", "question": "Who do I call for IT?", "answer": "  \n",
-     "contexts": ["IT Service Desk: 4400."], "reference": "The IT Service Desk, 4400."},
-]
+ROWS_DATA = [{**{k: v for k, v in full_sample(answer=answer).to_dict().items() if k != "metadata"},
+              "id": sid} for sid, answer in (("empty", ""), ("blank", "  \n"))]
 RUN_METRICS = ["faithfulness", "answer_relevancy", "answer_correctness", "factual_correctness",
                "noise_sensitivity", "nv_answer_accuracy", "nv_response_groundedness",
                "context_utilization"]
