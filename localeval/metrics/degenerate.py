@@ -22,7 +22,7 @@ detail key ``EXTRACTED_NOTHING`` that judge health counts.
 from __future__ import annotations
 
 import unicodedata
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Sequence
 
 from localeval.types import Sample, Score
 
@@ -88,26 +88,28 @@ def _where(hit: Sequence[Sample]) -> str:
     return ("rows " if by_row else "ids ") + ", ".join(labels) + more
 
 
-def empty_input_note(samples: Sequence[Sample], metrics: Iterable[Any]) -> list[str]:
-    """One warning per input that is empty in some rows and read by a chosen metric.
-
-    "2 of 8 rows have an empty answer (rows 3, 7): faithfulness, polite are
-    decided without the judge (docs/metrics.md, Empty inputs)."
+def empty_input_note(samples: Iterable[Sample], metrics: Iterable[Any]) -> list[str]:
+    """One warning per input that is empty in some rows and read by a chosen metric:
+    "2 of 8 rows have an empty answer (rows 3, 7): faithfulness, polite score them
+    without the judge (docs/metrics.md, 'Empty inputs')". One pass over ``samples``.
     """
-    readers: Mapping[str, list[str]] = {f: [] for f in EMPTY_FIELDS}
+    readers: dict[str, list[str]] = {f: [] for f in EMPTY_FIELDS}
     for m in metrics:
         for field, _ in getattr(m, "on_empty", ()):
             if m.key not in readers[field]:
                 readers[field].append(m.key)
+    hits: dict[str, list[Sample]] = {f: [] for f, keys in readers.items() if keys}
+    total = 0
+    for s in samples:
+        total += 1
+        for field, hit in hits.items():
+            if is_empty(s, field):
+                hit.append(s)
     notes = []
-    for field, keys in readers.items():
-        if not keys:
-            continue
-        hit = [s for s in samples if is_empty(s, field)]
-        if not hit:
-            continue
-        noun = "empty contexts" if field == "contexts" else f"an empty {field}"
-        notes.append(f"{len(hit)} of {len(samples)} rows have {noun} ({_where(hit)}): "
-                     f"{', '.join(keys)} score them without the judge "
-                     "(docs/metrics.md, 'Empty inputs')")
+    for field, hit in hits.items():
+        if hit:
+            noun = "empty contexts" if field == "contexts" else f"an empty {field}"
+            notes.append(f"{len(hit)} of {total} rows have {noun} ({_where(hit)}): "
+                         f"{', '.join(readers[field])} score them without the judge "
+                         "(docs/metrics.md, 'Empty inputs')")
     return notes

@@ -240,3 +240,21 @@ def test_answer_metrics_list_is_what_the_docs_table_covers():
     for m in answer_metrics():
         assert m.name in names or type(m).__name__ in names, m.key
     assert re.search(r"\| answer \| `faithfulness` \| unscored \|", DOC.read_text("utf-8"))
+
+
+def test_the_load_note_names_each_empty_input_a_chosen_metric_reads():
+    from localeval.metrics import empty_input_note, parse_metrics
+
+    samples = [Sample(id=f"s{i}", question="q", answer="a", reference=" ",
+                      contexts=[] if i == 0 else ["c"], row=i + 2) for i in range(12)]
+    notes = empty_input_note(iter(samples), parse_metrics("context_recall,faithfulness,mrr"))
+    assert notes == [
+        "12 of 12 rows have an empty reference (rows 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 2 more): "
+        "context_recall score them without the judge (docs/metrics.md, 'Empty inputs')",
+        "1 of 12 rows have empty contexts (rows 2): context_recall, faithfulness score them "
+        "without the judge (docs/metrics.md, 'Empty inputs')"]
+    # no chosen metric reads the reference: nothing said about it
+    assert empty_input_note(samples, parse_metrics("faithfulness"))[0].startswith(
+        "1 of 12 rows have empty contexts")
+    coded = [Sample(id="x", answer="")]
+    assert "(ids 'x')" in empty_input_note(coded, parse_metrics("answer_relevancy"))[0]
