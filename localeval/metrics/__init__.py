@@ -11,7 +11,8 @@ the registry and the parser of metric specs (``ndcg@10``). Families:
 in Python or from a TOML file (``definitions``), not by name. They register
 themselves on import; ``registry()`` imports them on first use. ``scoring``
 scores one metric on one sample safely (``score_one``): runs, the judge
-self-test and the RAGAS-style objects all go through it.
+self-test and the RAGAS-style objects all go through it; ``degenerate`` decides
+empty inputs there, before any model call.
 """
 
 from localeval.lazy import lazy_face
@@ -22,6 +23,8 @@ _WHERE = {
     "get_metric": ".specs", "parse_metrics": ".specs", "register": ".specs",
     "registry": ".specs",
     "missing_reason": ".scoring", "score_one": ".scoring",
+    "decide_empty": ".degenerate", "empty_input_note": ".degenerate", "is_empty": ".degenerate",
+    "DECIDED": ".degenerate", "EXTRACTED_NOTHING": ".degenerate",
     "Bleu": ".bleu", "corpus_bleu_from_scores": ".bleu",
     "Rouge1": ".rouge", "Rouge2": ".rouge", "RougeL": ".rouge",
     "AspectCritic": ".criteria", "RubricsScore": ".rubrics", "InstanceRubrics": ".rubrics",

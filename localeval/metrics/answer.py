@@ -15,6 +15,7 @@ from typing import ClassVar, Literal
 import numpy as np
 
 from localeval.metrics.base import Metric
+from localeval.metrics.degenerate import extracted_nothing
 from localeval.metrics.model_access import Context
 from localeval.metrics.schemas import (
     MAX_QUESTIONS,
@@ -37,10 +38,6 @@ __all__ = [
 ]
 
 
-def _has_text(items: list[str] | None) -> bool:
-    return bool(items) and any(c.strip() for c in items or [])
-
-
 @register
 @dataclass(frozen=True)
 class Faithfulness(Metric):
@@ -50,18 +47,15 @@ class Faithfulness(Metric):
     requires: ClassVar[tuple[str, ...]] = ("question", "answer", "contexts")
     uses_judge: ClassVar[bool] = True
     description: ClassVar[str] = "supported statements / statements of the answer"
+    # No statement to check (0/0, as ragas's NaN); no context supports nothing.
+    on_empty: ClassVar[tuple[tuple[str, float | None], ...]] = (("answer", None),
+                                                                 ("contexts", 0.0))
 
     def score(self, sample: Sample, ctx: Context) -> Score:
         got = statements(ctx, sample, "answer")
         stmts = got.statements
         if not stmts:
-            return Score.unscored("no statements extracted from the answer", statements=[],
-                                  duplicates_merged=got.merged)
-        if not _has_text(sample.contexts):
-            # No context can support anything: every verdict would be 0.
-            return Score(0.0, details={"statements": stmts, "verdicts": [],
-                                       "duplicates_merged": got.merged,
-                                       "note": "no contexts: no statement can be supported"})
+            return extracted_nothing("answer", statements=[], duplicates_merged=got.merged)
         verdicts, values = statement_verdicts(ctx, sample, "faithfulness_verdicts", stmts,
                                               soft=True)
         return Score(sum(values) / len(values),
@@ -84,6 +78,7 @@ class AnswerRelevancy(Metric):
     uses_judge: ClassVar[bool] = True
     uses_embedder: ClassVar[bool] = True
     description: ClassVar[str] = "mean cos(question, questions generated from the answer)"
+    on_empty: ClassVar[tuple[tuple[str, float | None], ...]] = (("answer", 0.0),)
     #: Its prompt omits the sample block (it must not see the question), so
     #: running it first or last among a sample's metrics keeps the others'
     #: calls back to back on the shared KV prefix.
@@ -143,6 +138,8 @@ class AnswerSimilarity(Metric):
     requires: ClassVar[tuple[str, ...]] = ("answer", "reference")
     uses_embedder: ClassVar[bool] = True
     description: ClassVar[str] = "cos(embed(answer), embed(reference))"
+    on_empty: ClassVar[tuple[tuple[str, float | None], ...]] = (("reference", None),
+                                                                 ("answer", 0.0))
 
     threshold: float | None = None
 
@@ -180,6 +177,8 @@ class AnswerCorrectness(Metric):
     requires: ClassVar[tuple[str, ...]] = ("question", "answer", "reference")
     uses_judge: ClassVar[bool] = True
     description: ClassVar[str] = "(w0*F_beta(TP,FP,FN) + w1*similarity) / (w0+w1)"
+    on_empty: ClassVar[tuple[tuple[str, float | None], ...]] = (("reference", None),
+                                                                 ("answer", 0.0))
 
     weights: tuple[float, float] = (0.75, 0.25)
     beta: float = 1.0
@@ -210,18 +209,13 @@ class AnswerCorrectness(Metric):
         a_st, g_st = a_got.statements, g_got.statements
         details: dict = {"answer_statements": a_st, "reference_statements": g_st,
                          "duplicates_merged": a_got.merged + g_got.merged}
-        if not a_st and not g_st:
-            factuality = 1.0
-            details["note"] = "no statements on either side: factuality 1.0"
-        elif not a_st or not g_st:
-            # Deterministic: with one side empty every statement is FP (or FN).
-            details.update(TP=[], FP=[{"statement": s, "reason": "no reference statements"}
-                                      for s in a_st] if not g_st else [],
-                           FN=[{"statement": s, "reason": "no answer statements"}
-                               for s in g_st] if not a_st else [])
-            factuality = 0.0
-        else:
-            factuality = self._classify(ctx, sample, a_st, g_st, details)
+        # Both texts hold text (empty ones are decided before): no statement from
+        # one of them is a failed extraction, not agreement and not a zero.
+        if not a_st:
+            return extracted_nothing("answer", **details)
+        if not g_st:
+            return extracted_nothing("reference", **details)
+        factuality = self._classify(ctx, sample, a_st, g_st, details)
         details["factuality"] = factuality
         w0, w1 = self.weights
         if w1 == 0:
@@ -266,6 +260,9 @@ class NoiseSensitivity(Metric):
     uses_judge: ClassVar[bool] = True
     lower_is_better: ClassVar[bool] = True
     description: ClassVar[str] = "incorrect answer statements supported by (ir)relevant contexts"
+    # Lower is better, so 0.0 would be the best score: every empty input is unscored.
+    on_empty: ClassVar[tuple[tuple[str, float | None], ...]] = (
+        ("answer", None), ("reference", None), ("contexts", None))
 
     mode: Literal["relevant", "irrelevant"] = "relevant"
 
@@ -279,12 +276,10 @@ class NoiseSensitivity(Metric):
         details: dict = {"answer_statements": a_st, "reference_statements": g_st,
                          "duplicates_merged": a_got.merged + g_got.merged}
         if not a_st:
-            return Score.unscored("no statements extracted from the answer", **details)
+            return extracted_nothing("answer", **details)
         if not g_st:
-            return Score.unscored("no statements extracted from the reference", **details)
+            return extracted_nothing("reference", **details)
         contexts = sample.contexts or []
-        if not contexts:
-            return Score.unscored("no retrieved contexts", **details)
         r2g_cols, r2a_cols = [], []
         per_context = []
         # Every verdict call below is independent of the others: one batch when the judge allows.

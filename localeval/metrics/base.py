@@ -42,6 +42,10 @@ class Metric:
     lower_is_better: ClassVar[bool] = False
     #: False for steps whose prompt omits the sample block; the runner runs them first.
     shares_sample_prefix: ClassVar[bool] = True
+    #: Inputs read whose emptiness decides the score without a model call, in order:
+    #: (field, value), value None for unscored (``degenerate.decide_empty``; the table
+    #: in docs/metrics.md, "Empty inputs").
+    on_empty: ClassVar[tuple[tuple[str, float | None], ...]] = ()
     description: ClassVar[str] = ""
 
     @functools.cached_property
@@ -102,7 +106,7 @@ class Thresholded(Metric):
         object.__setattr__(self, "inner", inner)
         object.__setattr__(self, "threshold", float(threshold))
         for attr in ("name", "requires", "uses_judge", "uses_embedder", "lower_is_better",
-                     "description", "aliases", "at_field", "shares_sample_prefix"):
+                     "description", "aliases", "at_field", "shares_sample_prefix", "on_empty"):
             object.__setattr__(self, attr, getattr(inner, attr))
 
     def __reduce__(self) -> tuple[Any, ...]:

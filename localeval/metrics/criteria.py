@@ -127,6 +127,8 @@ class AspectCritic(UserDefined):
     strictness: int = 1
 
     requires: ClassVar[tuple[str, ...]] = ("answer",)
+    # An empty answer meets no criterion: never a "yes" for nothing.
+    on_empty: ClassVar[tuple[tuple[str, float | None], ...]] = (("answer", 0.0),)
     step: ClassVar[str] = "aspect_critic"
     description: ClassVar[str] = "user's yes/no criterion; majority of strictness votes"
 

@@ -9,8 +9,10 @@ As in ragas (``_factual_correctness.py`` and its 0.4 rewrite):
   the reference's claims are decomposed only when the mode needs FN;
 - TP counts the *answer's* supported claims also in recall (ragas's own
   definition, kept so that numbers agree);
-- an empty claim list counts nothing: no answer claims give TP = FP = 0
-  (score 0), no reference claims give FN = 0;
+- an empty answer scores 0.0 and an empty reference is unscored, without a
+  judge call (``degenerate``); a non-empty text from which the judge extracted
+  no claim is unscored ("judge extracted nothing ..."), where ragas counts
+  nothing (TP = FP = 0, or FN = 0, and a perfect recall);
 - the score is rounded to 2 decimals (the unrounded value is in the details).
 
 Claims come at ragas's four levels of ``atomicity`` and ``coverage``. At
@@ -32,6 +34,7 @@ import numpy as np
 from localeval.lang import resolve_lang
 from localeval.metrics.answer import fbeta
 from localeval.metrics.base import Metric
+from localeval.metrics.degenerate import extracted_nothing
 from localeval.metrics.grounding import merge_duplicates, source, statement_bounds
 from localeval.metrics.model_access import Context
 from localeval.metrics.schemas import statements_schema
@@ -63,6 +66,8 @@ class FactualCorrectness(Metric):
     requires: ClassVar[tuple[str, ...]] = ("answer", "reference")
     uses_judge: ClassVar[bool] = True
     description: ClassVar[str] = "claims of answer vs reference: precision, recall or F-beta"
+    on_empty: ClassVar[tuple[tuple[str, float | None], ...]] = (("reference", None),
+                                                                 ("answer", 0.0))
 
     mode: Literal["precision", "recall", "f1"] = "f1"
     beta: float = 1.0
@@ -98,17 +103,18 @@ class FactualCorrectness(Metric):
         got = ctx.map(lambda side: self._side(ctx, sample, side), sides)
         (a_claims, merged, a_verdicts, a_values) = got[0]
         details: dict[str, Any] = {"answer_claims": a_claims}
-        tp = fp = fn = 0.0
-        if a_claims:
-            details["answer_vs_reference"] = a_verdicts
-            tp, fp = sum(a_values), sum(1.0 - v for v in a_values)
+        if not a_claims:
+            return extracted_nothing("answer", **details, duplicates_merged=merged)
+        details["answer_vs_reference"] = a_verdicts
+        tp, fp, fn = sum(a_values), sum(1.0 - v for v in a_values), 0.0
         if len(got) > 1:
             r_claims, r_merged, r_verdicts, r_values = got[1]
             merged += r_merged
             details["reference_claims"] = r_claims
-            if r_claims:
-                details["reference_vs_answer"] = r_verdicts
-                fn = sum(1.0 - v for v in r_values)
+            if not r_claims:
+                return extracted_nothing("reference", **details, duplicates_merged=merged)
+            details["reference_vs_answer"] = r_verdicts
+            fn = sum(1.0 - v for v in r_values)
         raw = factual_score(tp, fp, fn, self.mode, self.beta)
         details.update(TP=tp, FP=fp, FN=fn, unrounded=raw, duplicates_merged=merged)
         return Score(float(np.round(raw, 2)), details=details)  # ragas rounds with numpy

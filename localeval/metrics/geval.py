@@ -79,6 +79,12 @@ class GEval(UserDefined):
     def requires(self) -> tuple[str, ...]:  # the fields the criterion is about
         return self.fields
 
+    @property  # type: ignore[override]
+    def on_empty(self) -> tuple[tuple[str, float | None], ...]:
+        """An empty answer is the scale's lowest point when the criterion reads the answer;
+        other empty fields go to the judge (the criterion may be about their absence)."""
+        return (("answer", 0.0),) if "answer" in self.fields else ()
+
     def steps_for(self, ctx: Context, lang: str) -> tuple[tuple[str, ...], bool]:
         """The evaluation steps and whether the judge wrote them (once per criterion)."""
         if self.evaluation_steps is not None:

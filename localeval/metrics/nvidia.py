@@ -1,6 +1,7 @@
 """NVIDIA's dual-judge metrics as in ragas: nv_context_relevance,
 nv_answer_accuracy and nv_response_groundedness.
 
+Empty inputs are decided before (``degenerate``, as ragas's shortcuts: 0.0).
 Each asks two differently worded judges for a rating and averages the
 normalised ratings. Unlike ragas, the rating arrives as constrained JSON (no
 digit scanning of free text), and the fallback is symmetric: if either judge
@@ -63,11 +64,11 @@ class NVContextRelevance(Metric):
     requires: ClassVar[tuple[str, ...]] = ("question", "contexts")
     uses_judge: ClassVar[bool] = True
     description: ClassVar[str] = "mean of two 0-2 relevance ratings / 2"
+    on_empty: ClassVar[tuple[tuple[str, float | None], ...]] = (("question", 0.0),
+                                                                 ("contexts", 0.0))
 
     def score(self, sample: Sample, ctx: Context) -> Score:
         question, joined = (sample.question or "").strip(), _joined(sample)
-        if not question or not joined:
-            return Score(0.0, details={"shortcut": "empty question or contexts"})
         if joined in question:  # includes equality
             return Score(0.0, details={"shortcut": "contexts only repeat the question"})
         return dual_judge(ctx, sample, "nv_context_relevance", Rating012, 2.0)
@@ -82,6 +83,8 @@ class NVAnswerAccuracy(Metric):
     requires: ClassVar[tuple[str, ...]] = ("question", "answer", "reference")
     uses_judge: ClassVar[bool] = True
     description: ClassVar[str] = "mean of two 0/2/4 accuracy ratings / 4"
+    on_empty: ClassVar[tuple[tuple[str, float | None], ...]] = (("reference", None),
+                                                                 ("answer", 0.0))
 
     def score(self, sample: Sample, ctx: Context) -> Score:
         return dual_judge(ctx, sample, "nv_answer_accuracy", Rating024, 4.0)
@@ -96,11 +99,11 @@ class NVResponseGroundedness(Metric):
     requires: ClassVar[tuple[str, ...]] = ("answer", "contexts")
     uses_judge: ClassVar[bool] = True
     description: ClassVar[str] = "mean of two 0-2 groundedness ratings / 2"
+    on_empty: ClassVar[tuple[tuple[str, float | None], ...]] = (("answer", 0.0),
+                                                                 ("contexts", 0.0))
 
     def score(self, sample: Sample, ctx: Context) -> Score:
         answer, joined = (sample.answer or "").strip(), _joined(sample)
-        if not answer or not joined:
-            return Score(0.0, details={"shortcut": "empty answer or contexts"})
         if answer in joined:  # includes equality, as ragas
             return Score(1.0, details={"shortcut": "the answer is quoted from the contexts"})
         return dual_judge(ctx, sample, "nv_response_groundedness", Rating012, 2.0)

@@ -17,6 +17,7 @@ from typing import ClassVar
 
 from localeval.lang import resolve_lang, split_sentences
 from localeval.metrics.base import Metric
+from localeval.metrics.degenerate import extracted_nothing
 from localeval.metrics.grounding import entity_bounds, occurs_in, reason_chars, source
 from localeval.metrics.model_access import Context
 from localeval.metrics.schemas import (
@@ -62,10 +63,7 @@ class _RankedUsefulness(Metric):
                 d["p_verdict_1"] = round(value, 6)
             verdicts.append(d)
             values.append(value)
-        details: dict = {"verdicts": verdicts}
-        if not contexts:
-            details["note"] = "no retrieved contexts"
-        return Score(average_precision(values), details=details)
+        return Score(average_precision(values), details={"verdicts": verdicts})
 
 
 @register
@@ -77,6 +75,8 @@ class ContextPrecision(_RankedUsefulness):
     requires: ClassVar[tuple[str, ...]] = ("question", "contexts", "reference")
     step: ClassVar[str] = "context_precision"
     description: ClassVar[str] = "average precision of contexts useful for the reference"
+    on_empty: ClassVar[tuple[tuple[str, float | None], ...]] = (("reference", None),
+                                                                 ("contexts", 0.0))
 
 
 @register
@@ -88,6 +88,8 @@ class ContextUtilization(_RankedUsefulness):
     requires: ClassVar[tuple[str, ...]] = ("question", "answer", "contexts")
     step: ClassVar[str] = "context_utilization"
     description: ClassVar[str] = "average precision of contexts useful for the answer"
+    on_empty: ClassVar[tuple[tuple[str, float | None], ...]] = (("answer", 0.0),
+                                                                 ("contexts", 0.0))
 
 
 @register
@@ -99,6 +101,8 @@ class ContextRecall(Metric):
     requires: ClassVar[tuple[str, ...]] = ("question", "contexts", "reference")
     uses_judge: ClassVar[bool] = True
     description: ClassVar[str] = "reference sentences attributed to the contexts / sentences"
+    on_empty: ClassVar[tuple[tuple[str, float | None], ...]] = (("reference", None),
+                                                                 ("contexts", 0.0))
 
     def score(self, sample: Sample, ctx: Context) -> Score:
         ref = sample.reference or ""
@@ -145,21 +149,26 @@ class ContextEntityRecall(Metric):
     requires: ClassVar[tuple[str, ...]] = ("reference", "contexts")
     uses_judge: ClassVar[bool] = True
     description: ClassVar[str] = "|entities(ctx) & entities(ref)| / |entities(ref)|"
+    on_empty: ClassVar[tuple[tuple[str, float | None], ...]] = (("reference", None),
+                                                                 ("contexts", 0.0))
 
     def score(self, sample: Sample, ctx: Context) -> Score:
         ref, ref_dropped = _entities(ctx, sample, "reference")
-        details: dict = {"reference_entities": ref, "dropped_reference_entities": ref_dropped}
+        details: dict = {"reference_entities": ref, "dropped_reference_entities": ref_dropped,
+                         "dropped": len(ref_dropped)}
+        # The reference holds text (an empty one is decided before): no entity found
+        # in it (none given, or only ones that do not occur) is a failed extraction, and
+        # the recall of nothing is undefined. Contexts without entities are a real
+        # case (an unrelated passage): they recall nothing, 0.0.
         if not ref:
-            return Score(0.0, details={**details, "context_entities": [],
-                                       "dropped_context_entities": [], "dropped": len(ref_dropped),
-                                       "note": "the reference has no entities" if not ref_dropped
-                                       else "no entity the judge gave occurs in the reference"})
+            return extracted_nothing("reference", **details)
         got, got_dropped = _entities(ctx, sample, "contexts")
+        details.update(context_entities=got, dropped_context_entities=got_dropped,
+                       dropped=len(ref_dropped) + len(got_dropped))
         # Exact match after stripping, as ragas (normalised forms only decide
         # whether an entity is in its source).
         common = set(got) & set(ref)
-        details.update(context_entities=got, dropped_context_entities=got_dropped,
-                       dropped=len(ref_dropped) + len(got_dropped), common=sorted(common))
+        details["common"] = sorted(common)
         # Denominator counts duplicates in the reference list, as ragas does.
         return Score(len(common) / len(ref), details=details)
 
@@ -178,6 +187,7 @@ class ContextRelevancy(Metric):
     requires: ClassVar[tuple[str, ...]] = ("question", "contexts")
     uses_judge: ClassVar[bool] = True
     description: ClassVar[str] = "#needed context sentences / #context sentences"
+    on_empty: ClassVar[tuple[tuple[str, float | None], ...]] = (("contexts", 0.0),)
 
     def score(self, sample: Sample, ctx: Context) -> Score:
         joined = "\n".join(sample.contexts or [])

@@ -97,6 +97,8 @@ class RubricsScore(UserDefined):
     rubrics: Any = DEFAULT_RUBRIC
 
     requires: ClassVar[tuple[str, ...]] = ("answer",)
+    # An empty answer is at the rubric's lowest level.
+    on_empty: ClassVar[tuple[tuple[str, float | None], ...]] = (("answer", 0.0),)
     step: ClassVar[str] = "rubric_score"
     description: ClassVar[str] = "judge's rubric level, scaled to 0-1"
 
@@ -122,6 +124,7 @@ class InstanceRubrics(UserDefined):
     column: str = "rubrics"
 
     requires: ClassVar[tuple[str, ...]] = ("answer",)
+    on_empty: ClassVar[tuple[tuple[str, float | None], ...]] = (("answer", 0.0),)
     step: ClassVar[str] = "rubric_score"
     description: ClassVar[str] = "judge's level on the sample's own rubric, scaled to 0-1"
 

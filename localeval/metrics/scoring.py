@@ -1,7 +1,8 @@
 """Scoring one metric on one sample safely: the one place a failure becomes an unscored Score.
 
 A run, the judge self-test and the RAGAS-style metric objects all score
-through ``score_one``, so a sample that lacks a field, a failed judge call
+through ``score_one``, so a sample that lacks a field, an empty input (decided
+without the judge, ``degenerate``), a failed judge call
 (truncated output, a copied example) or a missing model gives the same
 unscored reason wherever it happens, and never an exception that ends a run.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 from localeval.errors import JudgeCallError
 from localeval.metrics.base import Metric
+from localeval.metrics.degenerate import decide_empty
 from localeval.metrics.model_access import Context, NoEmbedder, NoJudge
 from localeval.types import Sample, Score
 
@@ -23,9 +25,13 @@ def missing_reason(m: Metric, s: Sample) -> str:
 
 
 def score_one(m: Metric, s: Sample, ctx: Context) -> Score:
-    """``m.score(s, ctx)``; unscored with the reason when a field is missing or the model fails."""
+    """``m.score(s, ctx)``; unscored with the reason when a field is missing or the model
+    fails; decided without any model call when an input it reads is empty."""
     if m.missing_fields(s):
         return Score.unscored(missing_reason(m, s))
+    decided = decide_empty(m, s)
+    if decided is not None:
+        return decided
     try:
         return m.score(s, ctx)
     except (JudgeCallError, NoJudge, NoEmbedder) as e:

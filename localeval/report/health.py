@@ -6,6 +6,8 @@ nothing. What can be checked from the run itself:
 - **copying**: replies that reproduce the prompt's few-shot example (counted by
   ``metrics.Context.ask``, which retries them without the example);
 - **unscored share**: judge scores that could not be given, by reason;
+- **extracted nothing**: non-empty texts (answers, references) from which the
+  judge extracted no statement, claim or entity: a failed call, never a score;
 - **near-constant metrics**: one value for at least 90% of the samples while the
   samples differ (a judge that scores everything 0.5 is not measuring);
 - **fixed choices**: a choice the judge makes that should follow the data but
@@ -16,6 +18,10 @@ nothing. What can be checked from the run itself:
   verdicts, the same question generated several times, entities not in the text);
 - **self-test**: the judge's result on the known-answer probes (``selfcheck``).
 
+Scores decided without the judge (an empty answer, reference or contexts,
+``metrics.decide_empty``) say nothing about the judge: they are counted
+(``decided_without_judge``) and left out of every other figure.
+
 Each finding that makes the scores doubtful becomes one warning sentence; the
 terminal, ``summary.md`` and ``report.html`` show them as a banner.
 """
@@ -25,6 +31,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Mapping, Sequence
 
+from localeval.metrics import DECIDED, EXTRACTED_NOTHING
 from localeval.types import Sample, Score
 
 __all__ = ["judge_health", "health_line", "CONSTANT_SHARE", "COPY_WARN", "UNSCORED_WARN"]
@@ -125,9 +132,16 @@ def judge_health(judge_metrics: Sequence[str], samples: Sequence[Sample],
     total = 0
     constant: list[dict[str, Any]] = []
     fixed_choices: list[dict[str, Any]] = []
-    duplicates = dropped = 0
+    duplicates = dropped = decided = 0
+    extracted: dict[tuple[int, str], int] = {}  # (sample, source) -> scores it left unscored
     for key in judge_metrics:
-        col = [(s, sc[key]) for s, sc in zip(samples, scores) if key in sc]
+        col = [(i, s, sc[key]) for i, (s, sc) in enumerate(zip(samples, scores)) if key in sc]
+        decided += sum(1 for _, _, sc in col if DECIDED in sc.details)
+        for i, _, sc in col:
+            source = sc.details.get(EXTRACTED_NOTHING)
+            if source:
+                extracted[(i, source)] = extracted.get((i, source), 0) + 1
+        col = [(s, sc) for _, s, sc in col if DECIDED not in sc.details]
         total += len(col)
         misses = [sc.reason or "unscored" for _, sc in col if sc.value is None]
         unscored.update(misses)
@@ -154,6 +168,9 @@ def judge_health(judge_metrics: Sequence[str], samples: Sequence[Sample],
     out["fixed_choices"] = fixed_choices
     out["duplicate_items"] = duplicates
     out["invented_items_dropped"] = dropped
+    out["decided_without_judge"] = decided
+    out["extracted_nothing"] = {"texts": len(extracted), "scores": sum(extracted.values()),
+                                "by_source": dict(Counter(src for _, src in extracted))}
     if self_test is not None:
         out["self_test"] = dict(self_test)
     out["warnings"] = _warnings(out)
@@ -181,6 +198,12 @@ def _warnings(h: Mapping[str, Any]) -> list[str]:
             w.append(f"{c['metric']}: the judge called the answer noncommittal on "
                      f"{_pct(c['share'])} of {c['n']} samples although the answers differ: "
                      "the flag does not follow the data")
+    nothing = h.get("extracted_nothing") or {}
+    if nothing.get("texts"):
+        where = ", ".join(f"{n} {src}" for src, n in nothing["by_source"].items())
+        w.append(f"the judge extracted nothing from {nothing['texts']} non-empty text(s) "
+                 f"({where}); {nothing['scores']} score(s) are unscored for it: it may not "
+                 "read their language or length")
     if h["scores"] and h["unscored_rate"] >= UNSCORED_WARN:
         top = next(iter(h["unscored_by_reason"]), "")
         w.append(f"{_pct(h['unscored_rate'])} of judge scores are unscored "
@@ -202,5 +225,7 @@ def health_line(summary: Mapping[str, Any]) -> str:
     if not h or h.get("warnings"):
         return ""
     st = (h.get("self_test") or {}).get("line") or "self-test: not run"
+    decided = h.get("decided_without_judge") or 0
+    aside = f" ({decided} more decided without the judge: empty inputs)" if decided else ""
     return (f"Judge health: no copied examples, {h.get('unscored', 0)} of {h.get('scores', 0)} "
-            f"judge scores unscored, no constant metric or fixed choice; {st}.")
+            f"judge scores unscored{aside}, no constant metric or fixed choice; {st}.")

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from localeval.report.health import health_line
-from localeval.report.numbers import fmt
+from localeval.report.numbers import fmt, unscored_note
 from localeval.results import atomic_file
 
 __all__ = ["summary_table", "summary_markdown", "write_markdown_report", "escape_markdown",
@@ -32,7 +32,9 @@ def _rows(summary: Mapping[str, Any]) -> list[tuple[str, str, str, str, str]]:
         if len(top) > 40 and ":" in top:
             top = top.split(":", 1)[0]  # the full reason is in summary.json and the report
         unscored = str(e["unscored"]) + (f" ({top})" if top else "")
-        rows.append((name, fmt(e["mean"]), ci_s, str(e["n"]), unscored))
+        note = unscored_note(e)
+        rows.append((name, fmt(e["mean"]) + (f" ({note})" if note else ""), ci_s, str(e["n"]),
+                     unscored))
     return rows
 
 

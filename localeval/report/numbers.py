@@ -4,9 +4,9 @@ elsewhere, long texts cut to one line."""
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Mapping
 
-__all__ = ["fmt", "plain_number", "excerpt"]
+__all__ = ["fmt", "plain_number", "excerpt", "unscored_note"]
 
 
 def fmt(v: float | None, digits: int = 4) -> str:
@@ -14,6 +14,18 @@ def fmt(v: float | None, digits: int = 4) -> str:
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return "-"
     return f"{v:.{digits}f}"
+
+
+def unscored_note(entry: Mapping[str, Any]) -> str:
+    """"2 of 8 unscored" for a summary entry with unscored samples, else "".
+
+    Shown next to the mean in every summary (terminal, summary.md, report.html):
+    a mean over 6 of 8 samples must not read as a mean over all 8.
+    """
+    unscored = int(entry.get("unscored") or 0)
+    if not unscored:
+        return ""
+    return f"{unscored} of {int(entry.get('n') or 0) + unscored} unscored"
 
 
 def plain_number(v: float | int) -> str:

@@ -1,6 +1,8 @@
 """The report's view model: summary and records turned into the plain data the template shows.
 
-Per metric: mean, CI, tone, histogram and the worst samples; per sample: its
+Per metric: mean, CI, tone, histogram and the worst samples, unscored ones
+first with their reasons (a sample with no score is the first thing to look
+at, and must never leave "no sample below a perfect score"); per sample: its
 inputs, its scores and the judge's working as nodes (``details.to_node``).
 Every string stays plain data here; the template escapes all of it.
 
@@ -20,7 +22,7 @@ from localeval.report.clip import MAX_CONTEXTS, Clipper
 from localeval.report.details import to_node
 from localeval.report.histogram import histogram, is_bounded, tone
 from localeval.report.health import health_line
-from localeval.report.numbers import excerpt, fmt, plain_number
+from localeval.report.numbers import excerpt, fmt, plain_number, unscored_note
 
 __all__ = ["build_view", "pick_samples", "WORST_K", "MAX_SAMPLES"]
 
@@ -66,10 +68,11 @@ def _pair_samples(records: Sequence[Mapping[str, Any]], samples: Sequence[Any]) 
 
 
 def pick_samples(records: Sequence[Mapping[str, Any]], ranked: Sequence[Sequence[int]],
-                 limit: int = MAX_SAMPLES) -> list[int]:
+                 limit: int = MAX_SAMPLES, linked: Sequence[int] = ()) -> list[int]:
     """Indices of the records the page shows in full, in file order.
 
-    ``ranked`` holds each metric's record indices, worst first. Shown are: each
+    ``ranked`` holds each metric's record indices, worst first. Shown are: the
+    ``linked`` records (the unscored ones the worst-samples lists name) and each
     metric's first ``WORST_K`` (the worst-samples lists link to them, even past
     ``limit``); more of the worst, metric by metric in turn, up to half of
     ``limit``; records with an unscored metric up to three quarters; then the
@@ -87,6 +90,7 @@ def pick_samples(records: Sequence[Mapping[str, Any]], ranked: Sequence[Sequence
                 queues.remove(q)
             elif len(chosen) < limit // 2:
                 chosen.add(i)
+    chosen |= set(linked)  # unscored, so among the next step's anyway: listed ones first
     for i, r in enumerate(records):
         if len(chosen) >= limit * 3 // 4:
             break
@@ -137,13 +141,20 @@ def build_view(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
     keys = list(mets)
     paired = _pair_samples(records, samples)
     columns: dict[str, list[tuple[int, float]]] = {k: [] for k in keys}
+    gaps: dict[str, list[tuple[int, str]]] = {k: [] for k in keys}  # unscored: (index, reason)
     for i, r in enumerate(records):
+        errors = r.get("errors") or {}
         for k, v in (r.get("scores") or {}).items():
-            if v is not None and k in columns:
+            if k not in columns:
+                continue
+            if v is not None:
                 columns[k].append((i, float(v)))
+            else:
+                gaps[k].append((i, str(errors.get(k) or "unscored")))
 
     metrics_view = []
     ranked_idx: list[list[int]] = []  # per metric, record indices worst first
+    linked: list[int] = []  # unscored records the worst-samples lists name
     for k in keys:
         e = mets[k]
         lib = bool(e.get("lower_is_better"))
@@ -161,6 +172,8 @@ def build_view(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
         worst = ranked[:WORST_K]
         ranked_idx.append([i for i, _ in ranked])
         reasons = e.get("unscored_reasons") or {}
+        gap_list = gaps[k][:WORST_K]
+        linked.extend(i for i, _ in gap_list)
         metrics_view.append({
             "key": k,
             "anchor": f"m-{len(metrics_view)}",
@@ -171,6 +184,7 @@ def build_view(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
             "ci": f"[{fmt(ci[0], 3)}, {fmt(ci[1], 3)}]" if ci else "–",
             "n": e.get("n", len(vals)),
             "unscored": e.get("unscored", 0),
+            "unscored_note": unscored_note(e),
             "reasons": [{"text": clip.text(str(t), "summary.json"), "count": c}
                         for t, c in reasons.items()],
             "extra": _extras(e),
@@ -181,11 +195,15 @@ def build_view(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
                 "tone": tone(v, bounded=bounded, lower_is_better=lib),
                 "question": _excerpt(_as_dict(paired[i]).get("question")),
             } for i, v in worst],
+            "gaps": [{"index": i, "anchor": f"s-{i}", "id": str(records[i].get("id", i)),
+                      "reason": reason, "question": _excerpt(_as_dict(paired[i]).get("question"))}
+                     for i, reason in gap_list],
+            "gaps_more": len(gaps[k]) - len(gap_list),
             "bounded": bounded,
         })
     mview = {m["key"]: m for m in metrics_view}
 
-    shown = pick_samples(records, ranked_idx, max_samples)
+    shown = pick_samples(records, ranked_idx, max_samples, linked)
     sample_views = []
     for i in shown:
         r, s = records[i], _as_dict(paired[i])

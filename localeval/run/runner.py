@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from localeval.dataset import Dataset, check_required, load_dataset
 from localeval.errors import UsageError
 from localeval.judge import Judge
-from localeval.metrics import Context, Metric, NoJudge, parse_metrics
+from localeval.metrics import Context, Metric, NoJudge, empty_input_note, parse_metrics
 from localeval.results import RunWriter, sample_record
 from localeval.run.aggregate import build_summary
 from localeval.run.result import EvaluationResult, write_reports
@@ -119,9 +119,13 @@ def evaluate(
     chosen = _choose_metrics(metrics, ds)
     check_required(ds, {m.key: m.requires for m in chosen})
     _check_expected(expect_metrics, chosen)
-    notes: list[str] = []
     # stacklevel 4: the user's call of evaluate (the lambda, _evaluate, evaluate above it)
     warn = on_warning or (lambda msg: warnings.warn(msg, stacklevel=4))
+    # Rows whose answer (reference, contexts) is empty are scored without the judge:
+    # said now, before any model loads, and kept in the summary's notes.
+    notes: list[str] = empty_input_note(ds.samples, chosen)
+    for n in notes:
+        on_warning(n) if on_warning else warnings.warn(n, stacklevel=2)
     # The output folder is checked and locked before any model loads: a bad -o or a
     # folder in use by another run fails at once, not after the work.
     writer = RunWriter(out_dir) if out_dir is not None else None
@@ -145,8 +149,9 @@ def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes
               cache: Any, device: str, judge_options: dict[str, Any], workers: int, ray: Any,
               ray_actors: int | None, progress: bool | None, observer: MetricObserver | None,
               on_info: Callable[[str], None] | None, version: str) -> EvaluationResult:
-    """``evaluate`` after the data, metrics and output folder are checked."""
-
+    """``evaluate`` after the data, metrics and output folder are checked (and ``notes``,
+    the ones so far, told)."""
+    told = len(notes)
     store = open_cache(cache)
     need_judge = any(m.uses_judge for m in chosen)
     need_embed = any(m.uses_embedder for m in chosen)
@@ -173,7 +178,7 @@ def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes
         msg = warn_if_language_mismatch(the_embedder, texts)
         if msg:
             notes.append(msg)
-    for n in notes:
+    for n in notes[told:]:
         warn(n)
 
     if temperature is None:

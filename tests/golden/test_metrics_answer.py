@@ -11,6 +11,7 @@ from localeval.metrics.answer import AnswerCorrectness, AnswerRelevancy, AnswerS
 from localeval.metrics import Context, NoEmbedder, get_metric, parse_metrics
 from localeval.testing import HashEmbedder
 from localeval.testing.scripted import ScriptedJudge, ScriptedReply
+from localeval.metrics.steps import embed_text
 from localeval.types import Sample
 
 SAMPLE = Sample(
@@ -39,16 +40,18 @@ def test_faithfulness_reference_value():
                                 "verdict": 0}
 
 
-def test_faithfulness_no_statements_is_unscored():
+def test_faithfulness_no_statements_from_a_non_empty_answer_is_a_judge_failure():
     score, judge, _ = run(Faithfulness(), SAMPLE, {"statements": {"statements": ["  "]}})
-    assert score.value is None and "no statements" in score.reason
+    assert score.value is None
+    assert score.reason == "judge extracted nothing from a non-empty answer"
+    assert score.details["extracted_nothing"] == "answer"
     assert judge.steps() == ["statements"]  # no verdict call
 
 
-def test_faithfulness_without_contexts_is_zero_without_verdict_call():
+def test_faithfulness_without_contexts_is_zero_without_any_call():
     s = Sample(id="x", question="q", answer="a", contexts=[])
     score, judge, _ = run(Faithfulness(), s, {"statements": THREE})
-    assert score.value == 0.0 and judge.steps() == ["statements"]
+    assert score.value == 0.0 and judge.steps() == []
 
 
 def test_faithfulness_verdict_schema_is_sized_to_the_statements():
@@ -156,12 +159,14 @@ def test_answer_similarity_identical_texts_with_hash_embedder():
     assert run(AnswerSimilarity(), other, {}, embedder=HashEmbedder())[0].value < 0.9
 
 
-def test_answer_similarity_embeds_empty_as_space():
+def test_answer_similarity_of_an_empty_answer_is_zero_without_embedding():
+    # ragas embeds "" as " ", whose cosine with a reference can be high (here 1.0):
+    # an empty answer is decided before, as 0.0
     s = Sample(id="e", answer="", reference="ref")
     emb = TableEmbedder({" ": [0, 1, 0], "ref": [0, 1, 0]})
     score, judge, _ = run(AnswerSimilarity(), s, {}, embedder=emb)
-    assert score.value == pytest.approx(1.0)
-    assert emb.calls == [[" ", "ref"]] and judge.requests == []
+    assert score.value == 0.0 and emb.calls == [] and judge.requests == []
+    assert embed_text("") == " "  # still the text embedded for an empty question
 
 
 # -- answer_correctness ------------------------------------------------------------
@@ -242,19 +247,24 @@ def test_answer_correctness_weights_from_spec_string():
     assert m.weights == (0.5, 0.5)
 
 
-def test_answer_correctness_both_statement_lists_empty():
+def test_answer_correctness_nothing_extracted_from_both_texts_is_unscored_not_one():
+    # two non-empty texts without statements: the judge failed; that is not agreement
     script = {"statements": {"statements": []}}
     emb = TableEmbedder({SUN.answer: [1, 0, 0], SUN.reference: [1, 0, 0]})
     score, judge, _ = run(AnswerCorrectness(), SUN, script, embedder=emb)
-    assert score.details["factuality"] == 1.0 and score.value == pytest.approx(1.0)
-    assert "answer_correctness" not in judge.steps()
+    assert score.value is None
+    assert score.reason == "judge extracted nothing from a non-empty answer"
+    assert "answer_correctness" not in judge.steps() and emb.calls == []
 
 
-def test_answer_correctness_one_side_empty_is_zero_without_classification():
-    script = {"statements": _statements_by_target([], ["A fact."])}
+@pytest.mark.parametrize("answer, reference, side", [([], ["A fact."], "answer"),
+                                                     (["A fact."], [], "reference")])
+def test_answer_correctness_one_side_without_statements_is_unscored(answer, reference, side):
+    script = {"statements": _statements_by_target(answer, reference)}
     score, judge, _ = run(AnswerCorrectness(weights=(1, 0)), SUN, script)
-    assert score.value == 0.0 and "answer_correctness" not in judge.steps()
-    assert [i["statement"] for i in score.details["FN"]] == ["A fact."]
+    assert score.value is None and score.details["extracted_nothing"] == side
+    assert score.reason == f"judge extracted nothing from a non-empty {side}"
+    assert "answer_correctness" not in judge.steps()
 
 
 def test_answer_correctness_classifies_each_statement_once_by_position():

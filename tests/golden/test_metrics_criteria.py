@@ -238,18 +238,21 @@ def test_factual_correctness_matches_ragas(mode, beta):
 
 
 def test_factual_correctness_edge_cases():
-    # no answer claims: TP = FP = 0 -> 0 in every mode; no verdict call for them
+    # no claims from a non-empty answer: a judge failure, unscored in every mode (ragas: 0)
     for mode in ("precision", "recall", "f1"):
         score, judge, _ = run(FactualCorrectness(mode=mode), S,
                               fc_script([], None, ["R1"], (1,)))
-        assert score.value == 0.0
-        assert [r.inputs["source"] for r in judge.calls("claim_verdicts")] == (
-            [] if mode == "precision" else ["answer"])
-    # no reference claims: FN = 0, so recall = TP / TP
-    score, _, _ = run(FactualCorrectness(mode="recall"), S, fc_script(["A1", "A2"], (1, 0), []))
-    assert score.value == 1.0
-    score, _, _ = run(FactualCorrectness(), S, fc_script(["A1", "A2"], (1, 0), []))
-    assert score.value == ragas_reference(1, 1, 0, "f1", 1.0) == 0.67
+        assert score.value is None and score.details["extracted_nothing"] == "answer"
+    # no claims from a non-empty reference: unscored where the mode reads them
+    # (ragas counts FN = 0, a perfect recall)
+    for mode in ("recall", "f1"):
+        score, _, _ = run(FactualCorrectness(mode=mode), S, fc_script(["A1", "A2"], (1, 0), []))
+        assert score.value is None
+        assert score.reason == "judge extracted nothing from a non-empty reference"
+    score, _, _ = run(FactualCorrectness(mode="precision"), S,
+                      fc_script(["A1", "A2"], (1, 0), []))
+    assert score.value == 0.5
+    assert ragas_reference(1, 1, 0, "f1", 1.0) == 0.67
     assert factual_score(0, 0, 0, "f1") == 0.0
     with pytest.raises(ValueError):
         FactualCorrectness(beta=0)

@@ -65,7 +65,8 @@ def test_context_relevance_shortcuts():
              Sample(id="3", question="What is in Paris? The Eiffel Tower", contexts=["The Eiffel Tower"])]
     for s in cases:
         score, judge, _ = run(NVContextRelevance(), s, {})
-        assert score.value == 0.0 and judge.requests == [] and "shortcut" in score.details
+        assert score.value == 0.0 and judge.requests == []
+        assert "shortcut" in score.details or "decided_without_judge" in score.details
 
 
 def test_groundedness_values_and_shortcuts():

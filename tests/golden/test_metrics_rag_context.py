@@ -106,7 +106,7 @@ def test_context_recall_reference_value_and_unscored():
         run(ContextRecall(), RECALL, {"context_recall": _classified(1, 0)})
     blank = Sample(id="b", question="q", contexts=CTXS, reference="  ")
     score, judge, _ = run(ContextRecall(), blank, {})
-    assert score.value is None and "no reference sentences" in score.reason
+    assert score.value is None and score.reason == "the reference is empty"
     assert judge.requests == []
 
 
@@ -143,8 +143,13 @@ def test_context_entity_recall_counts_reference_duplicates_and_empty():
     score, _, _ = run(ContextEntityRecall(), SAMPLE,
                       _entities_script(["Canberra", "Canberra", "Australia"], ["Canberra"]))
     assert score.value == pytest.approx(1 / 3)  # ragas: |{Canberra}| / len([C, C, A])
+    # a non-empty reference without entities: the judge failed, unscored, contexts not asked
     score, judge, _ = run(ContextEntityRecall(), SAMPLE, _entities_script([], ["Canberra"]))
-    assert score.value == 0.0 and len(judge.requests) == 1  # contexts not asked
+    assert score.value is None and len(judge.requests) == 1
+    assert score.reason == "judge extracted nothing from a non-empty reference"
+    # contexts without entities (an unrelated passage) recall nothing
+    score, judge, _ = run(ContextEntityRecall(), SAMPLE, _entities_script(["Canberra"], []))
+    assert score.value == 0.0 and len(judge.requests) == 2
 
 
 def test_context_entity_recall_drops_entities_not_in_their_source():
@@ -164,9 +169,10 @@ def test_context_entity_recall_drops_entities_not_in_their_source():
     # reference's 6 words, none longer than the floor of 32 characters (< its 37)
     schema = judge.requests[0].schema.model_json_schema()["properties"]["entities"]
     assert schema["maxItems"] == 6 and schema["items"]["maxLength"] == 32
-    # nothing left of the reference: 0.0, contexts not asked
+    # nothing left of the reference: extracted nothing real, unscored, contexts not asked
     score, judge, _ = run(ContextEntityRecall(), SAMPLE, _entities_script(["Perth"], ["x"]))
-    assert score.value == 0.0 and len(judge.requests) == 1
+    assert score.value is None and len(judge.requests) == 1
+    assert score.details["extracted_nothing"] == "reference"
     assert score.details["dropped_reference_entities"] == ["Perth"]
 
 

@@ -64,9 +64,11 @@ def test_answer_relevancy_cosines_are_clamped():
 
 def test_answer_correctness_similarity_part_is_clamped():
     emb = TableEmbedder({"same text": ODD})
-    # weights 0,1: the score is the similarity alone (no statements: factuality 1.0)
-    score, _, _ = run(AnswerCorrectness(weights=(0.0, 1.0)), SAME,
-                      {"statements": {"statements": []}}, embedder=emb)
+    # weights 0,1: the score is the similarity alone
+    script = {"statements": {"statements": ["same text"]},
+              "answer_correctness": {"answer": [{"reason": "r", "verdict": 1}],
+                                     "reference": [{"reason": "r", "verdict": 1}]}}
+    score, _, _ = run(AnswerCorrectness(weights=(0.0, 1.0)), SAME, script, embedder=emb)
     assert score.value == 1.0 and score.details["similarity"] == 1.0
 
 
