@@ -356,7 +356,9 @@ def test_scatter_svg_is_valid_and_spreads_identical_points():
     ns = "{http://www.w3.org/2000/svg}"
     circles = root.findall(f"{ns}circle")
     assert len(circles) == 6  # every sample drawn
-    titles = sorted(c.find(f"{ns}title").text for c in circles)
+    # ids are bidi-isolated (U+2068 ... U+2069) in tooltips
+    titles = sorted(c.find(f"{ns}title").text.replace("\u2068", "").replace("\u2069", "")
+                    for c in circles)
     assert "a: A=0, B=0 (2 samples at this point)" in titles and "c: A=0.5, B=1" in titles
     # the two samples at (0, 0) are drawn apart, not on top of each other
     at_00 = [(c.get("cx"), c.get("cy")) for c in circles if "A=0, B=0" in
