@@ -91,7 +91,7 @@ class UserDefined(Metric):
 
 
 def check_name(name: str) -> None:
-    """A user's metric name must be usable in ``-m`` and ``--fail-under`` (InvalidArgument if not)."""
+    """A user's metric name must be usable in ``-m`` and ``--fail-under`` (else InvalidArgument)."""
     if not isinstance(name, str) or not name.strip():
         raise InvalidArgument("a user-defined metric needs a name (text)")
     if any(c in name for c in ",:;@=") or name != name.strip():

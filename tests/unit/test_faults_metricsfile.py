@@ -29,7 +29,8 @@ RUBRICS = "type = 'rubrics_score'\n"
 
 def cli(*argv: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "localeval.cli.app", *argv], capture_output=True,
-                          text=True, timeout=120, cwd=cwd, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+                          text=True, timeout=120, cwd=cwd,
+                          env={**os.environ, "HF_HUB_OFFLINE": "1"})
 
 
 # -- values of the wrong type are refused, naming file, table and key --------------------------
