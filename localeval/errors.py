@@ -11,6 +11,7 @@ __all__ = [
     "LocalevalError",
     "UsageError",
     "DataError",
+    "InvalidArgument",
     "ModelError",
     "JudgeCallError",
     "OutputError",
@@ -30,6 +31,21 @@ class UsageError(LocalevalError):
     """Bad command-line arguments or metric specifications (exit 2)."""
 
     exit_code = 2
+
+
+class InvalidArgument(UsageError, TypeError, ValueError):
+    """A value of the wrong type or range for a parameter (exit 2 on the command line).
+
+    Raised to Python callers too (a metric built with ``strictness=inf``, a metric
+    class where an instance belongs), so it is both a TypeError and a ValueError:
+    code that catches either, as Python code does for bad arguments, catches it.
+    ``detail`` is the message without the caller's name (``"scale: expected ..."``),
+    for a metrics file to put after its own file and table.
+    """
+
+    def __init__(self, message: str, *, detail: str | None = None) -> None:
+        super().__init__(message)
+        self.detail = detail or message
 
 
 class DataError(LocalevalError):

@@ -6,6 +6,7 @@ Sockets may connect only to loopback (the HTTP-judge tests start a server on
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import os
 import socket
@@ -18,8 +19,8 @@ os.environ["HF_DATASETS_OFFLINE"] = "1"
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
-class NetworkBlocked(RuntimeError):
-    pass
+class NetworkBlocked(OSError):
+    """An OSError (network unreachable), as a machine without network raises one."""
 
 
 _real_connect = socket.socket.connect
@@ -41,7 +42,7 @@ def _allowed(address) -> bool:
 
 def _guard(address) -> None:
     if not _allowed(address):
-        raise NetworkBlocked(f"network access blocked in tests: {address!r}")
+        raise NetworkBlocked(errno.ENETUNREACH, f"network access blocked in tests: {address!r}")
 
 
 def _connect(self, address):

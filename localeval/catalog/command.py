@@ -102,10 +102,17 @@ def _cmd_verify(args: argparse.Namespace, mdir: Path) -> int:
     con.print(table)
     if bad:
         con.print(f"[bold red]{len(bad)} problem(s)[/]", highlight=False)
-        for name in dict.fromkeys(r.name for r in bad if r.result == "missing"):
-            con.print(f"  missing {name}: on a machine with internet run "
-                      f"`{FETCH_HINT.format(name=name)}` and copy the folder here",
-                      highlight=False)
+        missing: dict[str, str] = {}
+        for r in bad:
+            if r.result == "missing":
+                missing.setdefault(r.name, r.detail)
+        for name, detail in missing.items():
+            if FETCH_HINT.format(name=name) in detail:
+                con.print(f"  missing {name}: on a machine with internet run "
+                          f"`{FETCH_HINT.format(name=name)}` and copy the folder here",
+                          highlight=False)
+            else:  # a model of your own that no URL can fetch: put back or add again
+                con.print(f"  missing {name}: {detail}", highlight=False)
         for r in bad:
             if r.result in ("mismatch", "invalid"):
                 con.print(f"  {r.result} {r.file}: damaged or not the published build; fetch "
@@ -136,7 +143,7 @@ def _cmd_add(args: argparse.Namespace, mdir: Path) -> int:
 def _cmd_fetch(args: argparse.Namespace, mdir: Path) -> int:
     from localeval.catalog.fetch import fetch_main
 
-    return fetch_main(args, mdir, "localeval models fetch")
+    return fetch_main(args, mdir, "localeval")  # "localeval: error: ..." as every action
 
 
 def run_models(args: argparse.Namespace) -> int:

@@ -20,7 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-__all__ = ["ManifestError", "FileSpec", "ModelEntry", "entry_from_table", "human_size"]
+__all__ = ["ManifestError", "FileSpec", "ModelEntry", "entry_from_table", "human_size",
+           "FETCH_HINT"]
+
+#: What to run on a machine with internet (``catalog/fetch.py``) for a model that is absent.
+FETCH_HINT = "localeval models fetch {name} --to models/"
 
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 _KINDS = ("judge", "embedder")
@@ -95,6 +99,24 @@ class ModelEntry:
                                 int(f.get("size_bytes", 0)), bool(f.get("size_approx", True)),
                                 str(f.get("sha256", "")), bool(f.get("verified_hash", False))))
         return out
+
+    def fetchable(self) -> bool:
+        """Whether ``models fetch`` is the way to get it: a manifest model (from its URL or a
+        ``--url-override``), not one of your own registered from a path or without a URL."""
+        if self.path:
+            return False
+        return self.source != "local" or any(s.url for s in self.file_specs())
+
+    def restore_hint(self, models_dir: Path) -> str:
+        """What brings this model's files back: fetching it, or, for a model of your own
+        that no URL can fetch, putting it back or registering it again."""
+        if self.fetchable():
+            return FETCH_HINT.format(name=self.name)
+        if self.path:
+            return (f"registered at {self.root(models_dir)}, which no longer exists: put it "
+                    "back or register it again with `localeval models add PATH`")
+        return (f"it has no download URL: copy it back to {self.root(models_dir)}, or "
+                "register it again with `localeval models add PATH`")
 
     def file_path(self, spec: FileSpec, models_dir: Path) -> Path:
         """The local path of one of this model's files."""

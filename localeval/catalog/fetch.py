@@ -17,11 +17,19 @@ huggingface_hub for that reason: neither may be there.
 
 Hugging Face token: HF_TOKEN is sent to huggingface.co only, never to the CDN
 a download redirects to.
+
+No network (the host name does not resolve, the network is unreachable, the
+connection is refused) is not retried: retrying cannot help, and five waits per
+file made an air-gapped machine wait minutes to be told nothing. The fetch stops
+at the first such failure with one line of air-gap advice (``NoNetwork``), and a
+fetch that installed nothing leaves nothing behind: folders are made and the lock
+written only once a file arrives.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import hashlib
 import http.client
 import os
@@ -38,58 +46,39 @@ from localeval.catalog.entry import ManifestError, ModelEntry, human_size
 from localeval.catalog.hashing import CHUNK_BYTES, file_sha256
 from localeval.catalog.lock import Lock
 from localeval.catalog.manifest import Manifest, load_manifest
+from localeval.catalog.progress import DownloadProgress
 
-__all__ = ["FetchError", "download", "fetch_models", "fetch_main"]
+__all__ = ["FetchError", "NoNetwork", "download", "fetch_models", "fetch_main", "AIR_GAP_ADVICE"]
 
 CHUNK = 1024 * 1024
 USER_AGENT = "localeval-fetch/1"
+
+
+AIR_GAP_ADVICE = "run this on a connected machine and copy models/ (see docs/air-gap.md)"
+#: Connection errors that mean "no route to anything", not a server's hiccup.
+_UNREACHABLE = {errno.ENETUNREACH, errno.EHOSTUNREACH, errno.ENETDOWN, errno.ECONNREFUSED}
 
 
 class FetchError(Exception):
     """A file could not be installed; the message says why."""
 
 
-# -- progress -----------------------------------------------------------------------------
-class _Bar:
-    """rich, else tqdm, else nothing; only on a terminal unless forced."""
+class NoNetwork(FetchError):
+    """The network cannot be reached at all: the whole fetch stops, nothing is retried."""
 
-    def __init__(self, name: str, total: int | None, done: int, enabled: bool) -> None:
-        self._rich: Any = None
-        self._tqdm: Any = None
-        if not enabled:
-            return
-        try:
-            from rich.console import Console
-            from rich.progress import (BarColumn, DownloadColumn, Progress, TextColumn,
-                                       TimeRemainingColumn, TransferSpeedColumn)
 
-            self._rich = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
-                                  DownloadColumn(), TransferSpeedColumn(), TimeRemainingColumn(),
-                                  console=Console(stderr=True))
-            self._rich.start()
-            self._task = self._rich.add_task(name, total=total, completed=done)
-            return
-        except ImportError:
-            pass
-        try:
-            from tqdm import tqdm
-
-            self._tqdm = tqdm(total=total, initial=done, unit="B", unit_scale=True, desc=name,
-                              file=sys.stderr)
-        except ImportError:
-            pass
-
-    def advance(self, n: int) -> None:
-        if self._rich is not None:
-            self._rich.advance(self._task, n)
-        elif self._tqdm is not None:
-            self._tqdm.update(n)
-
-    def close(self) -> None:
-        if self._rich is not None:
-            self._rich.stop()
-        elif self._tqdm is not None:
-            self._tqdm.close()
+def _no_network(err: BaseException, url: str) -> NoNetwork | None:
+    """A NoNetwork for a failed connection that no retry can mend, else None."""
+    reason = getattr(err, "reason", err)  # urllib wraps the socket's OSError in a URLError
+    host = urllib.parse.urlsplit(url).hostname or url
+    if isinstance(reason, socket.gaierror):
+        what = f"cannot resolve {host}"
+    elif isinstance(reason, OSError) and reason.errno in _UNREACHABLE:
+        what = f"cannot connect to {host}"
+    else:
+        return None
+    why = str(reason.strerror or reason)
+    return NoNetwork(f"no network: {what} ({why[:1].lower()}{why[1:]}); {AIR_GAP_ADVICE}")
 
 
 # -- HTTP ---------------------------------------------------------------------------------
@@ -165,7 +154,6 @@ def download(url: str, dest: Path, *, expected_sha256: str = "", expected_size: 
     error page served with status 200 when the manifest has no hash to check.
     """
     part = dest.with_name(dest.name + ".part")
-    dest.parent.mkdir(parents=True, exist_ok=True)
     attempt = 0
     restarted = False
 
@@ -188,6 +176,9 @@ def download(url: str, dest: Path, *, expected_sha256: str = "", expected_size: 
                 continue
             raise FetchError(f"{url}: HTTP {e.code} {e.reason}") from None
         except (urllib.error.URLError, OSError) as e:
+            offline = _no_network(e, url)
+            if offline is not None:
+                raise offline from None
             if retry(f"{getattr(e, 'reason', e)}, retrying"):
                 continue
             raise FetchError(f"{url}: {getattr(e, 'reason', e)}") from None
@@ -210,8 +201,9 @@ def download(url: str, dest: Path, *, expected_sha256: str = "", expected_size: 
                     total = int(length)
                 if have:
                     log(f"  {dest.name}: resuming at {human_size(have)}")
-                bar = _Bar(dest.name, total, have, progress)
+                bar = DownloadProgress(dest.name, total, have, progress)
                 try:
+                    dest.parent.mkdir(parents=True, exist_ok=True)  # only once bytes arrive
                     with open(part, "ab") as out:
                         while chunk := resp.read(CHUNK):
                             out.write(chunk)
@@ -275,7 +267,8 @@ def _install_entry(entry: ModelEntry, to: Path, lock: Lock, base: str | None, *,
             url = base if entry.kind == "judge" else \
                 base.rstrip("/") + "/" + spec.rel.split("/", 1)[1]
         if not url:
-            print(f"  {spec.rel}: no URL in the manifest; skipped", file=sys.stderr)
+            why = "no URL in the manifest" if entry.fetchable() else entry.restore_hint(to)
+            print(f"  {spec.rel}: FAILED: {why}", file=sys.stderr)
             failures += 1
             continue
         if dest.exists() and not force:
@@ -294,6 +287,8 @@ def _install_entry(entry: ModelEntry, to: Path, lock: Lock, base: str | None, *,
             digest = download(url, dest, expected_sha256=spec.sha256,
                               expected_size=0 if spec.size_approx else spec.size_bytes,
                               magic=b"GGUF" if dest.suffix == ".gguf" else b"", **dl)
+        except NoNetwork:
+            raise
         except FetchError as e:
             print(f"  {spec.rel}: FAILED: {e}", file=sys.stderr)
             failures += 1
@@ -317,17 +312,24 @@ def fetch_models(names: Sequence[str], to: Path, *, manifest: Path | None = None
     """
     found = load_manifest(to, shipped=manifest)
     lock = Lock.load(to)
+    before = dict(lock.records)
     failures = 0
     for entry in _wanted(found, names):
         size, approx = entry.expected_size()
         print(f"{entry.name}: {len(entry.file_specs())} file(s), {human_size(size, approx)}"
               f" -> {entry.root(to)}")
-        if entry.path:
-            print(f"  skipped: registered from {entry.path} (local.toml), nothing to download")
+        if entry.path:  # registered where it is: nothing to download, but it must be there
+            if entry.root(to).exists():
+                print(f"  skipped: registered from {entry.path} (local.toml), nothing to "
+                      "download")
+            else:
+                print(f"  FAILED: {entry.restore_hint(to)}", file=sys.stderr)
+                failures += 1
             continue
         failures += _install_entry(entry, to, lock, (overrides or {}).get(entry.name.lower()),
                                    force=force, **dl)
-    lock.save()
+    if lock.records != before:  # a fetch that installed nothing writes no lock
+        lock.save()
     return failures
 
 
@@ -351,10 +353,13 @@ def fetch_main(args: argparse.Namespace, to: Path, prog: str) -> int:
             timeout=args.timeout,
             progress={"always": True, "never": False}.get(args.progress, sys.stderr.isatty()))
     except ManifestError as e:
-        print(f"{prog}: {e}", file=sys.stderr)
+        print(f"{prog}: error: {e}", file=sys.stderr)
         return 2
+    except NoNetwork as e:
+        print(f"{prog}: error: {e}", file=sys.stderr)
+        return 3
     if failures:
-        print(f"{prog}: {failures} file(s) not installed", file=sys.stderr)
+        print(f"{prog}: error: {failures} file(s) not installed", file=sys.stderr)
         return 3
     print(f"done. Copy {to} to the air-gapped machine and run `localeval models verify` there.")
     return 0

@@ -14,6 +14,7 @@ connected machine where localeval's dependencies need not be installed.
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -85,11 +86,18 @@ def manifest_paths(models_dir: Path) -> tuple[Path, Path]:
     return shipped, models_dir / LOCAL_NAME
 
 
+#: tomllib's "Invalid value (at line 4, column 8)": the line and column are put first.
+_TOML_AT = re.compile(r"(?P<msg>.*) \(at line (?P<line>\d+), column (?P<col>\d+)\)", re.DOTALL)
+
+
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
         return tomllib.loads(path.read_text("utf-8"))
     except tomllib.TOMLDecodeError as e:
-        raise ManifestError(f"{path}: not valid TOML: {e}") from None
+        m = _TOML_AT.fullmatch(str(e))
+        where = f"{path}: line {m['line']}, column {m['col']}" if m else str(path)
+        msg = m["msg"] if m else str(e)
+        raise ManifestError(f"{where}: not valid TOML ({msg[:1].lower()}{msg[1:]})") from None
     except (OSError, UnicodeDecodeError) as e:
         raise ManifestError(f"{path}: cannot read: {e}") from None
 
@@ -104,6 +112,7 @@ def load_manifest(models_dir: Path | None = None, *, shipped: Path | None = None
     shipped = shipped or d_shipped
     local = local or d_local
     entries: list[ModelEntry] = []
+    wheres: list[str] = []
     used: list[Path] = []
     for path, source in ((shipped, "shipped"), (local, "local")):
         if not path.is_file():
@@ -122,15 +131,15 @@ def load_manifest(models_dir: Path | None = None, *, shipped: Path | None = None
             raise ManifestError(f"{path}: 'model' must be an array of tables ([[model]])")
         for i, table in enumerate(tables, 1):
             entries.append(entry_from_table(table, f"{path}, model {i}", source))
+            wheres.append(f"{path}, model {i} ('{entries[-1].name}')")
         used.append(path)
-    seen: dict[str, ModelEntry] = {}
-    for e in entries:
+    seen: dict[str, str] = {}
+    for e, where in zip(entries, wheres):
         key = e.name.lower()
-        if key in seen:
-            first = seen[key]
-            raise ManifestError(f"model name '{e.name}' appears twice ({first.source} and "
-                                f"{e.source} manifest); names must be unique")
-        seen[key] = e
+        if key in seen:  # blame the entry that repeats the name, and say where it was first
+            raise ManifestError(f"{where}: the name is already used by {seen[key]}; model "
+                                "names must be unique (in any case)")
+        seen[key] = where
     return Manifest(entries, used)
 
 

@@ -1,6 +1,8 @@
-"""A byte-progress bar for hashing large model files (``models verify`` and ``models add``).
+"""Byte-progress bars: hashing large model files (``models verify`` and ``models add``) and
+downloading them (``models fetch``).
 
-rich is imported only when the bar is shown, on a terminal.
+rich (or tqdm) is imported only when a bar is shown, on a terminal: ``models fetch``
+runs from ``scripts/fetch_models.py`` where neither need be installed.
 """
 
 from __future__ import annotations
@@ -8,7 +10,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-__all__ = ["HashProgress"]
+__all__ = ["HashProgress", "DownloadProgress"]
 
 
 class HashProgress:
@@ -41,3 +43,44 @@ class HashProgress:
             self._bar.stop()
             self._bar = None
 
+
+class DownloadProgress:
+    """A download's bar: rich, else tqdm, else nothing; only on a terminal unless forced."""
+
+    def __init__(self, name: str, total: int | None, done: int, enabled: bool) -> None:
+        self._rich: Any = None
+        self._tqdm: Any = None
+        if not enabled:
+            return
+        try:
+            from rich.console import Console
+            from rich.progress import (BarColumn, DownloadColumn, Progress, TextColumn,
+                                       TimeRemainingColumn, TransferSpeedColumn)
+
+            self._rich = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
+                                  DownloadColumn(), TransferSpeedColumn(), TimeRemainingColumn(),
+                                  console=Console(stderr=True))
+            self._rich.start()
+            self._task = self._rich.add_task(name, total=total, completed=done)
+            return
+        except ImportError:
+            pass
+        try:
+            from tqdm import tqdm
+
+            self._tqdm = tqdm(total=total, initial=done, unit="B", unit_scale=True, desc=name,
+                              file=sys.stderr)
+        except ImportError:
+            pass
+
+    def advance(self, n: int) -> None:
+        if self._rich is not None:
+            self._rich.advance(self._task, n)
+        elif self._tqdm is not None:
+            self._tqdm.update(n)
+
+    def close(self) -> None:
+        if self._rich is not None:
+            self._rich.stop()
+        elif self._tqdm is not None:
+            self._tqdm.close()

@@ -16,10 +16,10 @@ import os
 from pathlib import Path
 from typing import Literal, Sequence
 
-from localeval.catalog.entry import FileSpec, ManifestError, ModelEntry, human_size
+from localeval.catalog.entry import FETCH_HINT, FileSpec, ManifestError, ModelEntry, human_size
 from localeval.catalog.lock import Lock
-from localeval.catalog.manifest import LOCAL_NAME, Manifest, load_manifest
-from localeval.errors import ModelError
+from localeval.catalog.manifest import Manifest, load_manifest
+from localeval.errors import DataError, ModelError
 
 __all__ = [
     "FETCH_HINT",
@@ -32,9 +32,8 @@ __all__ = [
     "resolve_model",
 ]
 
-#: What to run on a machine with internet (``catalog/fetch.py``). The placement hint also
-#: names the script, which shares that implementation, for a checkout without localeval.
-FETCH_HINT = "localeval models fetch {name} --to models/"
+#: FETCH_HINT (``catalog/entry.py``) is what to run on a machine with internet. The placement
+#: hint also names the script, which shares that implementation, for a checkout without localeval.
 SCRIPT_HINT = "python scripts/fetch_models.py {name} --to models/"
 
 
@@ -44,19 +43,24 @@ def models_dir_default() -> Path:
 
 
 def load_models(models_dir: Path | str | None = None) -> Manifest:
-    """The shipped manifest plus ``local.toml``; a malformed file is a ModelError."""
+    """The shipped manifest plus ``local.toml``.
+
+    A malformed file is a DataError (exit 2): a manifest override, ``local.toml``
+    and the lock are the user's files, like a data file, and every ``models``
+    action and a run report them with the same message and exit code.
+    """
     try:
         return load_manifest(Path(models_dir) if models_dir else models_dir_default())
     except ManifestError as e:
-        raise ModelError(str(e)) from None
+        raise DataError(str(e)) from None
 
 
 def load_lock(models_dir: Path) -> Lock:
-    """``models.lock.json`` in ``models_dir``; a malformed file is a ModelError."""
+    """``models.lock.json`` in ``models_dir``; a malformed file is a DataError (exit 2)."""
     try:
         return Lock.load(models_dir)
     except ManifestError as e:
-        raise ModelError(str(e)) from None
+        raise DataError(str(e)) from None
 
 
 def bundled_path(entry: ModelEntry) -> Path | None:
@@ -134,10 +138,9 @@ def resolve_model(name: str, kind: Literal["judge", "embedder"],
     bundled = bundled_path(entry)
     if bundled is not None and not root.exists():
         return bundled
-    if entry.path and not root.exists():
-        raise ModelError(f"{kind} model '{entry.name}' was registered at {root} "
-                         f"({mdir / LOCAL_NAME}) but that path no longer exists; put it back "
-                         f"or register it again with `localeval models add PATH`")
+    if not root.exists() and not entry.fetchable():
+        raise ModelError(f"{kind} model '{entry.name}' is not on this machine: "
+                         + entry.restore_hint(mdir))
     state = "is incomplete" if root.exists() else "is not on this machine"
     raise ModelError(f"{kind} model '{entry.name}' {state}: "
                      + _placement_hint(entry, mdir, missing))

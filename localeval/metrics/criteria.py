@@ -31,9 +31,12 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from localeval.cache import text_key
-from localeval.errors import JudgeCallError, printable
+from pydantic import Field, StrictInt, StrictStr
+
+from localeval.errors import InvalidArgument, JudgeCallError, printable
 from localeval.metrics.base import Metric
 from localeval.metrics.model_access import Context
+from localeval.metrics.parameters import Parameters, check_parameters, refuse
 from localeval.metrics.schemas import CriterionVerdict
 from localeval.metrics.steps import verdict_values
 from localeval.types import Sample, Score
@@ -74,6 +77,13 @@ class UserDefined(Metric):
     uses_judge: ClassVar[bool] = True
     #: The judge step whose prompt the definition fills.
     step: ClassVar[str] = ""
+    #: The types of the parameters, checked strictly before anything else (``check``).
+    parameters: ClassVar[type[Parameters]] = Parameters
+
+    def check(self) -> None:
+        """The name, then every parameter's type (InvalidArgument naming the key)."""
+        check_name(self.name)
+        check_parameters(self, self.parameters)
 
     @property
     def key(self) -> str:
@@ -94,28 +104,33 @@ class UserDefined(Metric):
 
 def check_name(name: str) -> None:
     """A user's metric name must be usable in ``-m`` and ``--fail-under``, safe to print, and
-    not a column that results.csv or ``to_pandas()`` already has (ValueError if not).
+    not a column that results.csv or ``to_pandas()`` already has (InvalidArgument, a ValueError, if not).
 
     Column names are compared case-insensitively: a spreadsheet or pandas user
     would not tell ``ID`` from ``id`` apart either.
     """
-    if not name or not name.strip():
-        raise ValueError("a user-defined metric needs a name")
+    if not isinstance(name, str) or not name.strip():
+        raise InvalidArgument("a user-defined metric needs a name (text)")
     bad = next((c for c in name if unicodedata.category(c) in _REFUSED_CATEGORIES), None)
     if bad is not None:
-        raise ValueError(f"metric name '{printable(name)}' holds the control or bidirectional "
-                         f"character {printable(bad)} (U+{ord(bad):04X}); names are shown in "
+        raise InvalidArgument(f"metric name '{printable(name)}' holds the control or bidirectional "
+                              f"character {printable(bad)} (U+{ord(bad):04X}); names are shown in "
                          "terminals, reports and spreadsheets: use visible characters only")
     if any(c in name for c in ",:;@=") or name != name.strip():
-        raise ValueError(f"metric name {name!r} must not contain , : ; @ = or outer spaces")
+        raise InvalidArgument(f"metric name {name!r} must not contain , : ; @ = or outer spaces")
     low = name.casefold()
     if low in SAMPLE_COLUMNS:
-        raise ValueError(f"metric name {name!r} is the name of a column of results.csv and "
+        raise InvalidArgument(f"metric name {name!r} is the name of a column of results.csv and "
                          f"to_pandas() ({', '.join(sorted(SAMPLE_COLUMNS))}); choose another")
     if low.endswith(REASON_SUFFIX):
-        raise ValueError(f"metric name {name!r} ends in {REASON_SUFFIX!r}, which names the "
+        raise InvalidArgument(f"metric name {name!r} ends in {REASON_SUFFIX!r}, which names the "
                          "column of a metric's unscored reasons in results.csv and "
                          "to_pandas(); choose another")
+
+
+class CriticParameters(Parameters):
+    definition: StrictStr = Field(description="text (the yes/no criterion in your words)")
+    strictness: StrictInt = Field(description="an integer from 1 to 15 (the number of votes)")
 
 
 @dataclass(frozen=True)
@@ -131,15 +146,16 @@ class AspectCritic(UserDefined):
     on_empty: ClassVar[tuple[tuple[str, float | None], ...]] = (("answer", 0.0),)
     step: ClassVar[str] = "aspect_critic"
     description: ClassVar[str] = "user's yes/no criterion; majority of strictness votes"
+    parameters: ClassVar[type[Parameters]] = CriticParameters
 
     def __post_init__(self) -> None:
-        check_name(self.name)
-        if not self.definition or not str(self.definition).strip():
-            raise ValueError(f"AspectCritic {self.name!r} needs a definition")
-        if not 1 <= int(self.strictness) <= 15:
-            raise ValueError("strictness must be between 1 and 15")
+        self.check()
+        if not self.definition.strip():
+            raise InvalidArgument(f"AspectCritic {self.name!r} needs a definition")
+        if not 1 <= self.strictness <= 15:
+            refuse(self, "strictness", f"must be from 1 to 15, not {self.strictness}")
         # ragas: an odd number of votes, so that the majority is never a tie
-        s = int(self.strictness)
+        s = self.strictness
         object.__setattr__(self, "strictness", s if s % 2 else s + 1)
 
     def score(self, sample: Sample, ctx: Context) -> Score:

@@ -23,7 +23,9 @@ what it is::
 
 TOML (``tomllib``, the standard library's reader) rather than a new syntax:
 rubrics and step lists need nesting, and users already write pyproject.toml.
-Every problem is one ``UsageError`` naming the file and the table.
+Every problem is one ``UsageError`` naming the file and the table, and the key
+when one value is wrong: values are checked strictly, by type, by the metric's
+own parameter model (``localeval.metrics.parameters``), never coerced.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from localeval.errors import UsageError, printable
+from localeval.errors import InvalidArgument, UsageError, printable
 from localeval.metrics.base import Metric
 
 __all__ = ["load_metrics_file", "metric_from_table", "TYPES"]
@@ -47,8 +49,6 @@ TYPES: dict[str, tuple[str, str]] = {
 _ALIASES = {"aspectcritic": "aspect_critic", "rubrics": "rubrics_score",
             "rubricsscore": "rubrics_score", "instancerubrics": "instance_rubrics",
             "g_eval": "geval"}
-#: Parameters given as TOML lists that the metric holds as tuples.
-_TUPLES = ("evaluation_steps", "scale", "fields")
 
 
 def metric_from_table(name: str, table: dict[str, Any], where: str = "") -> Metric:
@@ -60,7 +60,10 @@ def metric_from_table(name: str, table: dict[str, Any], where: str = "") -> Metr
     if not isinstance(table, dict):
         raise UsageError(f"{at}: expected a table with a 'type' and its parameters")
     params = dict(table)
-    kind = str(params.pop("type", "")).strip().lower()
+    kind = params.pop("type", "")
+    if not isinstance(kind, str):
+        raise UsageError(f"{at}: type: expected text (one of {', '.join(TYPES)})")
+    kind = kind.strip().lower()
     kind = _ALIASES.get(kind, kind)
     if kind not in TYPES:
         raise UsageError(f"{at}: 'type' must be one of {', '.join(TYPES)}"
@@ -76,11 +79,10 @@ def metric_from_table(name: str, table: dict[str, Any], where: str = "") -> Metr
         raise UsageError(f"{at}: unknown parameter {', '.join(map(printable, unknown))} for "
                          f"type {kind!r}; "
                          f"parameters: {', '.join(sorted(allowed))}")
-    for k in _TUPLES:
-        if isinstance(params.get(k), list):
-            params[k] = tuple(params[k])
     try:
         return cls(name=name, **params)  # type: ignore[no-any-return]
+    except InvalidArgument as e:
+        raise UsageError(f"{at}: {e.detail}") from None
     except (TypeError, ValueError) as e:
         raise UsageError(f"{at}: {e}") from None
 

@@ -22,10 +22,14 @@ import threading
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from pydantic import Field, StrictStr
+
+from localeval.errors import InvalidArgument
 from localeval.lang import resolve_lang
-from localeval.metrics.criteria import UserDefined, check_name
+from localeval.metrics.criteria import UserDefined
 from localeval.metrics.grounding import merge_duplicates
 from localeval.metrics.model_access import Context
+from localeval.metrics.parameters import MAX_LEVEL, Level, Parameters, Texts, refuse
 from localeval.metrics.rubrics import rate
 from localeval.metrics.schemas import MAX_SCALE_POINTS, MAX_STEPS, EvaluationSteps
 from localeval.types import Sample, Score
@@ -41,6 +45,14 @@ _steps_lock = threading.Lock()
 _steps_memo: dict[tuple[Any, ...], tuple[str, ...]] = {}
 
 
+class GEvalParameters(Parameters):
+    criteria: StrictStr = Field(description="text (the criterion in your words)")
+    evaluation_steps: Texts | None = Field(description="a list of texts, one per step")
+    scale: tuple[Level, Level] = Field(
+        description=f"a list of two integers [low, high] from -{MAX_LEVEL} to {MAX_LEVEL}")
+    fields: Texts = Field(description="a list of field names: " + ", ".join(GEVAL_FIELDS))
+
+
 @dataclass(frozen=True)
 class GEval(UserDefined):
     """Score 0-1 from the judge's rating on ``scale`` (default 1-5) by evaluation steps."""
@@ -53,26 +65,24 @@ class GEval(UserDefined):
 
     step: ClassVar[str] = "geval"
     description: ClassVar[str] = "G-Eval rating on the criterion's scale, scaled to 0-1"
+    parameters: ClassVar[type[Parameters]] = GEvalParameters
 
     def __post_init__(self) -> None:
-        check_name(self.name)
-        if not self.criteria or not str(self.criteria).strip():
-            raise ValueError(f"GEval {self.name!r} needs criteria")
-        lo, hi = (int(x) for x in self.scale)
+        self.check()
+        if not self.criteria.strip():
+            raise InvalidArgument(f"GEval {self.name!r} needs criteria")
+        lo, hi = self.scale
         if not lo < hi or hi - lo + 1 > MAX_SCALE_POINTS:
-            raise ValueError(f"GEval {self.name!r}: scale must be two integers low < high, "
-                             f"at most {MAX_SCALE_POINTS} values")
-        object.__setattr__(self, "scale", (lo, hi))
-        fields = tuple(self.fields)
-        bad = [f for f in fields if f not in GEVAL_FIELDS]
-        if bad or not fields:
-            raise ValueError(f"GEval {self.name!r}: fields must be some of "
-                             f"{', '.join(GEVAL_FIELDS)}; got {', '.join(bad) or 'none'}")
-        object.__setattr__(self, "fields", fields)
+            refuse(self, "scale", f"must be [low, high] with low < high and at most "
+                                  f"{MAX_SCALE_POINTS} values, not [{lo}, {hi}]")
+        bad = [f for f in self.fields if f not in GEVAL_FIELDS]
+        if bad or not self.fields:
+            refuse(self, "fields", f"must be some of {', '.join(GEVAL_FIELDS)}; got "
+                                   f"{', '.join(bad) or 'none'}")
         if self.evaluation_steps is not None:
-            steps = tuple(str(s).strip() for s in self.evaluation_steps if str(s).strip())
+            steps = tuple(s.strip() for s in self.evaluation_steps if s.strip())
             if not steps:
-                raise ValueError(f"GEval {self.name!r}: evaluation_steps is empty")
+                refuse(self, "evaluation_steps", "is empty")
             object.__setattr__(self, "evaluation_steps", steps)
 
     @property  # type: ignore[override]

@@ -19,8 +19,12 @@ import re
 from dataclasses import dataclass
 from typing import Any, ClassVar, Mapping
 
-from localeval.metrics.criteria import UserDefined, check_name
+from pydantic import Field, StrictStr
+
+from localeval.errors import InvalidArgument
+from localeval.metrics.criteria import UserDefined
 from localeval.metrics.model_access import Context
+from localeval.metrics.parameters import MAX_LEVEL, Parameters, refuse, shown
 from localeval.metrics.schemas import MAX_SCALE_POINTS, rating_schema
 from localeval.types import Sample, Score
 
@@ -34,7 +38,27 @@ DEFAULT_RUBRIC: tuple[tuple[int, str], ...] = (
     (4, "The answer is right and clear, with only minor omissions."),
     (5, "The answer is fully right, clear and complete."),
 )
-_LEVEL = re.compile(r"-?\d+")
+#: A level key: an integer, its text ("3"), or ragas's "score3_description".
+_LEVEL = re.compile(r"(?:score)?(-?\d+)(?:_description)?", re.IGNORECASE)
+
+
+def _level(key: Any, where: str) -> int:
+    """The level a rubric key names; ValueError for anything but an integer or its text.
+
+    Strict on purpose: reading the first number of any key made "1.5" and "1.7"
+    (or "1" and "01") the same level, and one description silently replaced the other.
+    """
+    if isinstance(key, int) and not isinstance(key, bool):
+        level = key
+    else:
+        m = _LEVEL.fullmatch(key.strip()) if isinstance(key, str) else None
+        if m is None:
+            raise ValueError(f"{where}: level {key!r} is not an integer (write 1 = \"...\" "
+                             "or score1_description = \"...\")")
+        level = int(m.group(1))
+    if abs(level) > MAX_LEVEL:
+        raise ValueError(f"{where}: level {key!r} is not between -{MAX_LEVEL} and {MAX_LEVEL}")
+    return level
 
 
 def parse_rubric(rubric: Any, where: str = "rubric") -> tuple[tuple[int, str], ...]:
@@ -46,19 +70,28 @@ def parse_rubric(rubric: Any, where: str = "rubric") -> tuple[tuple[int, str], .
         except ValueError:
             raise ValueError(f"{where}: expected a mapping of levels to descriptions "
                              "(or its JSON text)") from None
-    items = rubric.items() if isinstance(rubric, Mapping) else rubric
+    if isinstance(rubric, Mapping):
+        items = list(rubric.items())
+    elif isinstance(rubric, (list, tuple)) and all(
+            isinstance(p, (list, tuple)) and len(p) == 2 for p in rubric):
+        items = list(rubric)
+    else:
+        raise ValueError(f"{where}: expected a mapping of levels to descriptions, got "
+                         f"{shown(rubric)}")
     out: dict[int, str] = {}
-    try:
-        for key, text in items:
-            m = _LEVEL.search(str(key))
-            if m is None:
-                raise ValueError(f"{where}: level {key!r} has no number")
-            if not isinstance(text, str) or not text.strip():
-                raise ValueError(f"{where}: level {key!r} needs a description")
-            out[int(m.group())] = text.strip()
-    except (TypeError, ValueError) as e:
-        raise ValueError(str(e) if str(e).startswith(where) else
-                         f"{where}: expected a mapping of levels to descriptions") from None
+    keys: dict[int, Any] = {}
+    for key, text in items:
+        level = _level(key, where)
+        if isinstance(text, Mapping):  # TOML reads `1.5 = "..."` as {"1": {"5": "..."}}
+            raise ValueError(f"{where}: level {key!r} holds a table, not a description (a "
+                             "dotted key such as 1.5 is a table in TOML; levels are integers)")
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError(f"{where}: level {key!r} needs a description (text), got "
+                             f"{shown(text)}")
+        if level in out:
+            raise ValueError(f"{where}: levels {keys[level]!r} and {key!r} are both level "
+                             f"{level}; give each level once")
+        out[level], keys[level] = text.strip(), key
     if not 2 <= len(out) <= MAX_SCALE_POINTS:
         raise ValueError(f"{where}: needs 2 to {MAX_SCALE_POINTS} levels, got {len(out)}")
     return tuple(sorted(out.items()))
@@ -103,13 +136,21 @@ class RubricsScore(UserDefined):
     description: ClassVar[str] = "judge's rubric level, scaled to 0-1"
 
     def __post_init__(self) -> None:
-        check_name(self.name)
-        object.__setattr__(self, "rubrics", parse_rubric(self.rubrics, f"{self.name}: rubrics"))
+        self.check()
+        try:
+            rubric = parse_rubric(self.rubrics, "rubrics")
+        except ValueError as e:
+            refuse(self, "rubrics", str(e).removeprefix("rubrics: "))
+        object.__setattr__(self, "rubrics", rubric)
 
     def score(self, sample: Sample, ctx: Context) -> Score:
         self.record(ctx)
         levels = tuple(level for level, _ in self.rubrics)
         return rate(ctx, sample, self.step, levels, rubric=list(self.rubrics))
+
+
+class InstanceParameters(Parameters):
+    column: StrictStr = Field(description="text (the name of the column holding the rubric)")
 
 
 @dataclass(frozen=True)
@@ -127,11 +168,12 @@ class InstanceRubrics(UserDefined):
     on_empty: ClassVar[tuple[tuple[str, float | None], ...]] = (("answer", 0.0),)
     step: ClassVar[str] = "rubric_score"
     description: ClassVar[str] = "judge's level on the sample's own rubric, scaled to 0-1"
+    parameters: ClassVar[type[Parameters]] = InstanceParameters
 
     def __post_init__(self) -> None:
-        check_name(self.name)
+        self.check()
         if not self.column:
-            raise ValueError("InstanceRubrics needs a column")
+            raise InvalidArgument("InstanceRubrics needs a column")
 
     def score(self, sample: Sample, ctx: Context) -> Score:
         row = f"row {sample.row}" if sample.row is not None else f"sample {sample.id!r}"

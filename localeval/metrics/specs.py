@@ -13,7 +13,7 @@ import dataclasses
 import typing
 from typing import Any, Mapping, Sequence
 
-from localeval.errors import UsageError, printable
+from localeval.errors import InvalidArgument, UsageError, printable
 from localeval.metrics.base import Metric, Thresholded
 
 __all__ = ["register", "registry", "builtin_names", "get_metric", "parse_metrics"]
@@ -90,8 +90,11 @@ def parse_metrics(spec: str | Sequence[str | Metric],
                 items[-1] = f"{items[-1]},{tok}"
             else:
                 items.append(tok)
+    elif isinstance(spec, (list, tuple)):
+        items = [_metric_item(it, i) for i, it in enumerate(spec, 1)]
     else:
-        items = list(spec)
+        raise InvalidArgument(f"metrics must be a list of metric names or metric instances "
+                              f"(or one comma-separated text), got {_what(spec)}")
     out: list[Metric] = []
     for it in items:
         out.append(it if isinstance(it, Metric) else _parse_defined(it, defined)
@@ -103,6 +106,21 @@ def parse_metrics(spec: str | Sequence[str | Metric],
         raise UsageError("metric given twice (names are compared ignoring case): "
                          + ", ".join(printable(k) for k in sorted(dup)))
     return out
+
+
+def _what(value: Any) -> str:
+    return "None" if value is None else type(value).__name__
+
+
+def _metric_item(item: Any, position: int) -> str | Metric:
+    """One element of a metric list: a name or a metric instance, else a plain error."""
+    if isinstance(item, (str, Metric)):
+        return item
+    if isinstance(item, type):  # Faithfulness where Faithfulness() belongs
+        name = item.__name__
+        raise InvalidArgument(f"metrics: pass an instance: {name}(), not {name} (the class)")
+    raise InvalidArgument(f"metrics: item {position} is not a metric (got {_what(item)}); pass "
+                          "metric names such as 'faithfulness' or metric instances")
 
 
 def _parse_defined(text: str, defined: Mapping[str, Metric]) -> Metric:

@@ -22,6 +22,7 @@ from enum import Enum
 from typing import Any, ClassVar
 
 import localeval.metrics as native  # the localeval classes these names wrap
+from localeval.errors import InvalidArgument
 from localeval.metrics import Metric, Thresholded
 from localeval.ragas.base import NO_MEANING_OFFLINE, RagasMetric
 
@@ -55,6 +56,8 @@ class UserNamed(RagasMetric):
         params = {k: tuple(v) if isinstance(v, list) else v for k, v in params.items()}
         try:
             metric: Metric = self.metric_class(**params)
+        except InvalidArgument:  # already says which parameter and what to pass
+            raise
         except TypeError as e:
             raise TypeError(f"{type(self).__name__}(): {e}") from None
         self.metric = Thresholded(metric, threshold) if threshold is not None else metric

@@ -42,7 +42,9 @@ def evaluate(dataset: Any, metrics: Sequence[Any] | None = None, llm: Any = None
     cfg = get_config()
     specs = []
     judge, embedder = llm, embeddings
-    for m in metrics or []:
+    if not isinstance(metrics, (list, tuple)):  # None: the defaults; else the parser says why
+        specs = metrics  # type: ignore[assignment]
+    for m in metrics if isinstance(metrics, (list, tuple)) else ():
         if isinstance(m, RagasMetric):
             specs.append(m.metric)
             judge = judge if judge is not None else m.judge

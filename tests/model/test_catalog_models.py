@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from localeval.errors import ModelError
+from localeval.errors import LocalevalError, ModelError
 from localeval.catalog.add import add_model
 from localeval.catalog.command import models_main
 from localeval.catalog.entry import ManifestError, ModelEntry
@@ -385,12 +385,12 @@ def test_add_refuses_non_models_and_shipped_names(tmp_path, gguf_file, capsys):
     assert not (mdir / "local.toml").exists()
 
 
-def test_malformed_local_manifest_is_a_clear_model_error(tmp_path, capsys):
+def test_malformed_local_manifest_is_a_clear_user_error(tmp_path, capsys):
     mdir = tmp_path / "models"
     mdir.mkdir()
     (mdir / "local.toml").write_text('[[model]]\nname = "x"\nkind = "judge"\n'
                                      'file = "x.gguf"\nsha256 = "abc"\n')
-    assert models_main(["--models-dir", str(mdir), "list"]) == 3
+    assert models_main(["--models-dir", str(mdir), "list"]) == 2  # the user's file: exit 2
     err = capsys.readouterr().err
     assert "local.toml" in err and "'x'" in err and "sha256" in err
 
@@ -650,3 +650,100 @@ def test_models_help_and_options_in_any_position(tmp_path, gguf_file):
         assert {r["name"] for r in json.loads(run.stdout)} == {"gone", "stray.gguf"}, argv
     bad = _cli("models", "frobnicate")
     assert bad.returncode == 2 and "invalid choice" in bad.stderr
+
+
+# -- faults: the user's manifest files, registered models gone, no network -------------------
+@pytest.mark.parametrize("name", ["manifest.toml", "local.toml"])
+def test_manifest_that_is_not_toml_is_one_message_and_exit_2_everywhere(tmp_path, capsys, name):
+    mdir = tmp_path / "models"
+    mdir.mkdir()
+    (mdir / name).write_text('schema = 1\n[[model]]\nname = "x"\nkind = = "judge"\n')
+    errs = []
+    for argv in (["list"], ["verify"], ["fetch", "default"]):
+        assert models_main(["--models-dir", str(mdir), *argv]) == 2, argv
+        errs.append(capsys.readouterr().err)
+    assert errs[0] == errs[1] == errs[2], errs
+    assert errs[0] == f"localeval: error: {mdir / name}: line 4, column 8: not valid TOML " \
+                      "(invalid value)\n"
+    with pytest.raises(LocalevalError) as e:  # a run naming a model reads the same file
+        resolve_model("demo", "judge", mdir)
+    assert e.value.exit_code == 2 and str(e.value) == errs[0][len("localeval: error: "):-1]
+    assert sorted(p.name for p in mdir.iterdir()) == [name]  # nothing written beside it
+
+
+def test_duplicate_model_name_blames_the_file_that_repeats_it(tmp_path, capsys):
+    mdir = tmp_path / "models"
+    mdir.mkdir()
+    local = mdir / "local.toml"
+    local.write_text('[[model]]\nname = "BGE-M3"\nkind = "judge"\nfile = "b.gguf"\n')
+    assert models_main(["--models-dir", str(mdir), "list"]) == 2
+    err = capsys.readouterr().err
+    assert f"{local}, model 1 ('BGE-M3'): the name is already used by {SHIPPED}, model " in err
+    local.unlink()  # twice in the site's own manifest: that file, not "shipped"
+    _judge_manifest(mdir, [{"name": "a", "file": "a.gguf"}, {"name": "b", "file": "b.gguf"},
+                           {"name": "A", "file": "c.gguf"}])
+    assert models_main(["--models-dir", str(mdir), "verify"]) == 2
+    err = capsys.readouterr().err
+    own = mdir / "manifest.toml"
+    assert f"{own}, model 3 ('A'): the name is already used by {own}, model 1 ('a')" in err
+    assert "shipped" not in err
+
+
+def test_registered_model_deleted_says_put_it_back_not_fetch_it(tmp_path, gguf_file, capsys):
+    mdir = tmp_path / "models"
+    src = tmp_path / "elsewhere" / "mine.gguf"
+    src.parent.mkdir()
+    shutil.copy(gguf_file, src)
+    add_model(src, "mine", models_dir=mdir)              # registered where it is
+    add_model(src, "mine2", copy=True, models_dir=mdir)  # copied in, no download URL
+    src.unlink()
+    (mdir / "mine.gguf").unlink()
+    capsys.readouterr()
+    assert models_main(["--models-dir", str(mdir), "verify", "mine", "mine2"]) == 3
+    out = capsys.readouterr().out
+    assert "models fetch" not in out and out.count("localeval models add") >= 2, out
+    assert f"{src}" in out and "no longer exists" in out
+    rows = {r["name"]: r for r in list_models(mdir)}
+    assert "fetch" not in rows["mine"]["detail"] and "fetch" not in rows["mine2"]["detail"]
+    with pytest.raises(ModelError, match="no download URL.*localeval models add"):
+        resolve_model("mine2", "judge", mdir)
+    lock_before = (mdir / "models.lock.json").read_bytes()
+    for name in ("mine", "mine2"):  # fetch cannot bring them back: it says so, exit 3
+        assert models_main(["--models-dir", str(mdir), "fetch", name]) == 3
+        err = capsys.readouterr().err
+        assert "localeval models add" in err and "not installed" in err, err
+    assert not src.exists() and not (mdir / "mine.gguf").exists()
+    assert (mdir / "models.lock.json").read_bytes() == lock_before
+
+
+def _tree(root: Path) -> list[str]:
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*"))
+
+
+@pytest.mark.parametrize("how", ["blocked", "dns", "refused"])
+@pytest.mark.parametrize("model", ["multilingual-e5-base", "qwen2.5-7b-instruct-q4_k_m"])
+def test_fetch_without_network_fails_at_once_and_leaves_nothing(tmp_path, fetch, capsys,
+                                                                monkeypatch, how, model):
+    import errno
+    import socket
+    import time
+
+    if how != "blocked":  # else the test session's own block (an OSError, as on an air gap)
+        def fail(*args, **kwargs):
+            if how == "dns":
+                raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+            raise ConnectionRefusedError(errno.ECONNREFUSED, "Connection refused")
+        monkeypatch.setattr(socket, "create_connection", fail)
+    mdir = tmp_path / "models"
+    mdir.mkdir()
+    (mdir / "notes.txt").write_text("mine")
+    before = _tree(tmp_path)
+    start = time.monotonic()
+    code = fetch([model, "--to", str(mdir), "--progress", "never"])  # default retries and waits
+    took = time.monotonic() - start
+    err = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
+    assert code == 3 and took < 2, (code, took, err)
+    assert len(err) == 1, err
+    assert "no network" in err[0] and "Traceback" not in err[0]
+    assert "run this on a connected machine and copy models/ (see docs/air-gap.md)" in err[0]
+    assert _tree(tmp_path) == before  # no lock file, no empty model folder, no .part
