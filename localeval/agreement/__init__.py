@@ -21,6 +21,7 @@ _WHERE = {
     "compare": ".comparison",
     "load_labels": ".labels",
     "load_result_set": ".readers",
+    "scatter_svg": ".scatter",
     "validate": ".validation",
     "write_comparison": ".pages",
     "write_validation": ".pages",

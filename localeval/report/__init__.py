@@ -10,11 +10,14 @@ templates into one self-contained page.
 from localeval.lazy import lazy_face
 
 _WHERE = {
+    "bootstrap_means": ".summary",
     "check_gates": ".gates",
+    "csp_hash": ".html",
     "code_span": ".markdown",
     "escape_markdown": ".markdown",
     "judge_health": ".health",
     "parse_gates": ".gates",
+    "score_histogram": ".histogram",
     "signature": ".summary",
     "signature_line": ".summary",
     "summarize_metric": ".summary",
