@@ -18,6 +18,8 @@ __all__ = [
     "add_validate_arguments",
     "cmd_compare",
     "cmd_validate",
+    "split_metrics",
+    "terminal_console",
 ]
 
 
@@ -91,7 +93,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     b = load_result_set(args.b)
     if a.name == b.name:
         a.name, b.name = f"A:{a.name}", f"B:{b.name}"
-    names = _split_metrics(args.metrics)
+    names = split_metrics(args.metrics)
     metrics: Any = names
     if args.pair:
         metrics = {m: m for m in (names or [])}
@@ -104,7 +106,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         from localeval.results import dumps_strict
         print(dumps_strict(cmp.to_dict(), indent=2))
     else:
-        _terminal_console().print(cmp.render_table())
+        terminal_console().print(cmp.render_table())
         if args.out:
             print(f"wrote {Path(args.out) / 'comparison.md'}", file=sys.stderr)
     return 0
@@ -115,7 +117,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from localeval.agreement import load_result_set, validate, write_validation
 
     v = validate(load_result_set(args.results, dataset=args.dataset), args.labels,
-                 metrics=_split_metrics(args.metrics), n_boot=args.n_boot, seed=args.seed,
+                 metrics=split_metrics(args.metrics), n_boot=args.n_boot, seed=args.seed,
                  align_by=args.align)
     if args.out:
         write_validation(v, args.out)
@@ -123,13 +125,13 @@ def cmd_validate(args: argparse.Namespace) -> int:
         from localeval.results import dumps_strict
         print(dumps_strict(v.to_dict(), indent=2))
     else:
-        _terminal_console().print(v.render_table())
+        terminal_console().print(v.render_table())
         if args.out:
             print(f"wrote {Path(args.out) / 'validation.md'}", file=sys.stderr)
     return 0
 
 
-def _split_metrics(s: str | None) -> list[str] | None:
+def split_metrics(s: str | None) -> list[str] | None:
     """Comma list; a piece starting with a digit continues the previous one
     (``answer_correctness:weights=0.5,0.5``)."""
     if not s:
@@ -145,7 +147,7 @@ def _split_metrics(s: str | None) -> list[str] | None:
     return out
 
 
-def _terminal_console() -> Any:
+def terminal_console() -> Any:
     """A rich Console; 160 columns when output is not a terminal (pipes, logs), not 80."""
     from rich.console import Console
 

@@ -25,6 +25,7 @@ _WHERE = {
     "ScriptedJudge": ".scripted",
     "TinyModelSpec": ".tiny_gguf",
     "assert_each": ".assertions",
+    "assert_not_worse": ".versions",
     "assert_scores": ".assertions",
     "build_tiny_gguf": ".tiny_gguf",
     "chromium_path": ".browser",

@@ -39,8 +39,11 @@ def answer_change(old: str, new: str) -> tuple[list[dict[str, str]], list[dict[s
     a, b = _TOKENS.findall(old), _TOKENS.findall(new)
     left: list[dict[str, str]] = []
     right: list[dict[str, str]] = []
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        if op == "equal":
+    ops = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    for k, (op, i1, i2, j1, j2) in enumerate(ops):
+        # a lone space between two changes reads as part of the change, not a kept word
+        inner = 0 < k < len(ops) - 1 and "".join(a[i1:i2]).isspace()
+        if op == "equal" and not inner:
             left.append({"text": "".join(a[i1:i2]), "op": "same"})
             right.append({"text": "".join(b[j1:j2]), "op": "same"})
             continue
@@ -48,7 +51,18 @@ def answer_change(old: str, new: str) -> tuple[list[dict[str, str]], list[dict[s
             left.append({"text": "".join(a[i1:i2]), "op": "del"})
         if j2 > j1:
             right.append({"text": "".join(b[j1:j2]), "op": "ins"})
-    return left, right
+    return _merge(left), _merge(right)
+
+
+def _merge(segs: list[dict[str, str]]) -> list[dict[str, str]]:
+    """Adjacent segments of the same kind joined (fewer, longer highlights)."""
+    out: list[dict[str, str]] = []
+    for s in segs:
+        if out and out[-1]["op"] == s["op"]:
+            out[-1] = {"text": out[-1]["text"] + s["text"], "op": s["op"]}
+        else:
+            out.append(s)
+    return out
 
 
 def _side(s: Sample | None, other: Sample | None, work: Any, score: float | None,
