@@ -17,6 +17,7 @@ _WHERE = {
     "content_fields": ".content",
     "content_hash": ".content",
     "dumps_strict": ".files",
+    "make_output_folder": ".writer",
     "read_run": ".reader",
     "sample_record": ".writer",
     "write_results_csv": ".table",

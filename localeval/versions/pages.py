@@ -50,10 +50,10 @@ def write_diff(d: VersionDiff, out_dir: str | Path) -> list[Path]:
     Each is written to a temporary name and moved into place, so a failure
     leaves no half-written file.
     """
-    from localeval.results import dumps_strict
+    from localeval.results import dumps_strict, make_output_folder
 
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    make_output_folder(out)  # a path that cannot be a folder: one message, exit 2
     texts = {"diff.json": dumps_strict(d.to_dict(), indent=2) + "\n",
              "diff.md": to_markdown(d), "diff.html": diff_html(d)}
     paths = []

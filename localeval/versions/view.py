@@ -76,7 +76,7 @@ def _side(s: Sample | None, other: Sample | None, work: Any, score: float | None
             "work": to_node(work) if work else None}
 
 
-def _changed(d: VersionDiff, m: MetricDiff, c: SampleChange) -> dict[str, Any]:
+def _changed(d: VersionDiff, m: MetricDiff, c: SampleChange, k: int) -> dict[str, Any]:
     sb, sn = d.base.texts.get(c.base_id), d.new.texts.get(c.new_id)
     wb = d.base.results.details.get(c.base_id, {}).get(m.metric)
     wn = d.new.results.details.get(c.new_id, {}).get(m.metric)
@@ -91,7 +91,7 @@ def _changed(d: VersionDiff, m: MetricDiff, c: SampleChange) -> dict[str, Any]:
     kind = ("became unscored" if c.status == "became_unscored" else "became scored"
             if c.status == "became_scored" else "better" if (c.gain or 0) > 0 else "worse")
     return {"id": c.new_id if c.base_id == c.new_id else f"{c.base_id} / {c.new_id}",
-            "anchor": _anchor("s", m.metric, c.base_id), "question": q, "kind": kind,
+            "anchor": _anchor("s", m.metric, str(k), c.base_id), "question": q, "kind": kind,
             "tone": "good" if kind in ("better", "became scored") else "bad",
             "delta": "—" if c.delta is None else f"{c.delta:+.3f}",
             "base": _side(sb, sn, wb, c.base, c.base_reason),
@@ -134,7 +134,8 @@ def _metric(d: VersionDiff, m: MetricDiff) -> dict[str, Any]:
                                 for s in m.became_unscored()],
             "compared": m.judge.ci is not None, "plot": plot,
             "hist": _delta_hist(m) if sc else None,
-            "changed": [_changed(d, m, s) for s in m.changed_most(MAX_CHANGED)],
+            "changed": [_changed(d, m, s, k)
+                        for k, s in enumerate(m.changed_most(MAX_CHANGED), 1)],
             "changed_total": len(m.changed_most())}
 
 

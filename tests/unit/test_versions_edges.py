@@ -118,6 +118,8 @@ def test_unknown_metric_and_bad_threshold_are_exit_2(tmp_path, capsys):
     assert _diff(tmp_path, base, new, "-m", "nope")[0] == 2
     assert _diff(tmp_path, base, new, "--threshold", "faithfulness=high")[0] == 2
     assert _diff(tmp_path, base, new, "--fail-if-worse", "rougeL")[0] == 2
+    (tmp_path / "afile").write_text("x")
+    assert main(["diff", str(base), str(new), "-o", str(tmp_path / "afile")]) == 2
     assert "Traceback" not in capsys.readouterr().err
 
 
