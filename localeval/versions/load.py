@@ -62,9 +62,9 @@ def load_version(source: Any, *, data: Any = None, name: str | None = None) -> V
             if data is not None:
                 raise
             note = f"answers not shown: the export could not be read as a data set ({e})"
-    elif rs.format == "localeval":
-        note = "answers and contexts not shown: a run folder holds scores only; pass the " \
-               "data set it evaluated (--base-data / --new-data)"
+    elif rs.format in ("localeval", "deepeval"):
+        note = "answers and contexts not shown: the results hold scores only; pass the " \
+               "data set each run evaluated (--base-data / --new-data)"
     return Version(rs, _by_run_id(rs, samples), note)
 
 

@@ -73,6 +73,21 @@ def test_a_shuffled_reindexed_ragas_export_gives_the_same_result(versions):
     assert {s.base_id for s in rouge.worst(5)} == set(DEGRADED)
 
 
+def test_a_deepeval_export_mixes_with_a_localeval_run(versions):
+    tmp, base, new, _ = versions
+    cases = []
+    for ln in (new / "results.jsonl").read_text().splitlines():
+        r = json.loads(ln)
+        cases.append({"name": f"test_case_{len(cases)}", "input": r["question"],
+                      "metrics_data": [{"name": k, "score": v, "success": True}
+                                       for k, v in r["scores"].items()]})
+    export = tmp / "v2_deepeval.json"
+    export.write_text(json.dumps({"test_results": cases[::-1]}))
+    a, b = diff_runs(base, new), diff_runs(base, export)
+    assert b.pairing.rule == "question" and len(b.pairing.pairs) == 30
+    assert [m.judge.ci for m in a.metrics] == [m.judge.ci for m in b.metrics]
+
+
 def test_cli_writes_three_files_says_so_and_gates(versions, capsys):
     tmp, base, new, data2 = versions
     out = tmp / "cli"
