@@ -149,6 +149,7 @@ def diff_view(d: VersionDiff) -> dict[str, Any]:
         "base": b.name, "new": n.name, "base_source": b.source, "new_source": n.source,
         "base_sig": signature_text(b.signature), "new_sig": signature_text(n.signature),
         "same_setup": d.same_setup, "setup_notes": d.signature_notes,
+        "setup_unknown": not (b.signature and n.signature),
         "pairing": d.pairing_text(), "pairs": len(d.pairing.pairs),
         "only_base": list(d.pairing.only_a), "only_new": list(d.pairing.only_b),
         "metrics": metrics, "not_compared": [{"key": k, "reason": r} for k, r in d.not_compared]
