@@ -25,6 +25,7 @@ _WHERE = {
     "load_result_set": ".readers",
     "read_table": ".tables",
     "row_id": ".tables",
+    "scatter_svg": ".scatter",
     "validate": ".validation",
     "write_comparison": ".pages",
     "write_validation": ".pages",

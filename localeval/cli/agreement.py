@@ -18,6 +18,8 @@ __all__ = [
     "add_validate_arguments",
     "cmd_compare",
     "cmd_validate",
+    "split_metrics",
+    "terminal_console",
 ]
 
 
@@ -99,7 +101,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     b = load_result_set(args.b, name=args.name_b)
     if a.name == b.name:
         a.name, b.name = f"A:{a.name}", f"B:{b.name}"
-    cmp = compare(a, b, metrics=_split_metrics(args.metrics), threshold=args.threshold,
+    cmp = compare(a, b, metrics=split_metrics(args.metrics), threshold=args.threshold,
                   n_boot=args.n_boot, seed=args.seed, align_by=args.align,
                   pairs=[tuple(p) for p in args.pair or ()])
     _warn_left_out(cmp.alignment, a.name, b.name)
@@ -108,7 +110,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         from localeval.results import dumps_strict
         print(dumps_strict(cmp.to_dict(), indent=2))
     else:
-        _terminal_console().print(cmp.render_table())
+        terminal_console().print(cmp.render_table())
     _print_written(written)
     return 0
 
@@ -118,14 +120,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from localeval.agreement import load_result_set, validate, write_validation
 
     v = validate(load_result_set(args.results, dataset=args.dataset), args.labels,
-                 metrics=_split_metrics(args.metrics), n_boot=args.n_boot, seed=args.seed,
+                 metrics=split_metrics(args.metrics), n_boot=args.n_boot, seed=args.seed,
                  align_by=args.align, threshold=args.threshold)
     written = write_validation(v, args.out) if args.out else []
     if args.json:
         from localeval.results import dumps_strict
         print(dumps_strict(v.to_dict(), indent=2))
     else:
-        _terminal_console().print(v.render_table())
+        terminal_console().print(v.render_table())
     _print_written(written)
     return 0
 
@@ -148,7 +150,7 @@ def _warn_left_out(al: Any, a_name: str, b_name: str) -> None:
                   file=sys.stderr)
 
 
-def _split_metrics(s: str | None) -> list[str] | None:
+def split_metrics(s: str | None) -> list[str] | None:
     """Comma list; a piece starting with a digit continues the previous one
     (``answer_correctness:weights=0.5,0.5``)."""
     if not s:
@@ -164,7 +166,7 @@ def _split_metrics(s: str | None) -> list[str] | None:
     return out
 
 
-def _terminal_console() -> Any:
+def terminal_console() -> Any:
     """A rich Console; 160 columns when output is not a terminal (pipes, logs), not 80."""
     from rich.console import Console
 

@@ -26,6 +26,7 @@ from localeval.cli.metrics import add_metrics_parser
 from localeval.cli.models import add_models_parser
 from localeval.cli.report import add_report_parser
 from localeval.cli.run import add_retrieval_parser, add_run_parser
+from localeval.cli.versions import add_diff_parser
 
 __all__ = ["main", "build_parser", "example_path"]
 
@@ -47,9 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     # the order of `localeval --help`
-    for add in (add_run_parser, add_metrics_parser, add_retrieval_parser, add_compare_parser,
-                add_validate_parser, add_label_sheet_parser, add_estimate_parser,
-                add_models_parser, add_judge_parser, add_report_parser,
+    for add in (add_run_parser, add_metrics_parser, add_retrieval_parser, add_diff_parser,
+                add_compare_parser, add_validate_parser, add_label_sheet_parser,
+                add_estimate_parser, add_models_parser, add_judge_parser, add_report_parser,
                 add_cache_parser):
         add(sub)
     return p

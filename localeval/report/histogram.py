@@ -16,7 +16,7 @@ import numpy as np
 
 from localeval.report.numbers import plain_number
 
-__all__ = ["Histogram", "histogram", "tone", "is_bounded", "BINS"]
+__all__ = ["Histogram", "histogram", "score_histogram", "tone", "is_bounded", "BINS"]
 
 #: Histogram bins for metrics bounded in [0, 1].
 BINS = 10
@@ -128,3 +128,7 @@ def histogram(values: Sequence[float], *, mean: float | None = None,
             h.ci = (x_of(a), max(x_of(b) - x_of(a), 1.0))
     return h
 
+
+#: ``histogram`` under the name the package face exports (a face name may not be the
+#: name of one of its submodules, and this module is ``report.histogram``).
+score_histogram = histogram

@@ -27,7 +27,7 @@ from markupsafe import Markup
 from localeval.report.view import build_view
 from localeval.results import atomic_file
 
-__all__ = ["render_html", "write_html_report"]
+__all__ = ["render_html", "write_html_report", "csp_hash"]
 
 _TEMPLATES = "templates"
 
@@ -43,7 +43,8 @@ def _env() -> jinja2.Environment:
     )
 
 
-def _csp_hash(text: str) -> str:
+def csp_hash(text: str) -> str:
+    """The CSP source for an inline block: ``sha256-`` and its base64 digest."""
     return "sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode()
 
 
@@ -57,7 +58,7 @@ def render_html(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]]
     # Our own CSS/JS are static package files, not data: they go in unescaped.
     return env.get_template("report.html.j2").render(
         v=view, css=Markup(css), js=Markup(js),
-        css_hash=_csp_hash(css), js_hash=_csp_hash(js))
+        css_hash=csp_hash(css), js_hash=csp_hash(js))
 
 
 def write_html_report(out_dir: str | os.PathLike[str], summary: Mapping[str, Any],

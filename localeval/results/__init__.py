@@ -18,6 +18,7 @@ _WHERE = {
     "content_fields": ".content",
     "content_hash": ".content",
     "dumps_strict": ".files",
+    "make_output_folder": ".writer",
     "read_run": ".reader",
     "sample_record": ".writer",
     "spreadsheet_cell": ".table",

@@ -14,7 +14,7 @@ from localeval.results.lock import FolderLock
 from localeval.results.table import CSV_FILE, write_results_csv
 from localeval.types import Sample, Score
 
-__all__ = ["RunWriter", "sample_record"]
+__all__ = ["RunWriter", "sample_record", "make_output_folder"]
 
 
 def sample_record(sample: Sample, scores: Mapping[str, Score]) -> dict[str, Any]:
@@ -45,7 +45,7 @@ class RunWriter:
 
     def __init__(self, out_dir: str | os.PathLike[str]) -> None:
         self.dir = Path(out_dir)
-        _make_folder(self.dir)
+        make_output_folder(self.dir)
         self._lock = FolderLock(self.dir)
         self.note = self._lock.acquire()
         self._fd: int | None = None
@@ -121,7 +121,7 @@ class RunWriter:
 _O_BINARY = getattr(os, "O_BINARY", 0)
 
 
-def _make_folder(d: Path) -> None:
+def make_output_folder(d: Path) -> None:
     """Create the output folder; a path that cannot be one is a UsageError saying why."""
     if d.exists() and not d.is_dir():
         raise UsageError(f"output folder {d} is a file; choose a folder with -o")

@@ -28,6 +28,7 @@ _WHERE = {
     "TinyModelSpec": ".tiny_gguf",
     "assert_each": ".assertions",
     "assert_row": ".per_row",
+    "assert_not_worse": ".versions",
     "assert_scores": ".assertions",
     "build_tiny_gguf": ".tiny_gguf",
     "chromium_path": ".browser",

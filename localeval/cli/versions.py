@@ -1,0 +1,98 @@
+"""``localeval diff BASE NEW``: did my change help? Two versions compared sample by sample.
+
+The analysis lives in :mod:`localeval.versions`; this module parses the
+arguments, prints the table (or JSON), writes diff.json, diff.md and
+diff.html, says which files it wrote, and applies ``--fail-if-worse``.
+Exit codes: 0 done (gates passed), 1 a gate failed, 2 bad input or options.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+__all__ = ["add_diff_parser", "cmd_diff"]
+
+
+def add_diff_parser(sub: argparse._SubParsersAction) -> None:
+    """``localeval diff BASE NEW``."""
+    p = sub.add_parser(
+        "diff", help="did my change help? compare two versions of a pipeline, sample by sample",
+        description="Compare version NEW with version BASE on the same questions: per metric "
+                    "the paired mean difference with a 95%% bootstrap interval, samples that "
+                    "got better or worse, newly failing or unscored. Exit codes: 0 done, "
+                    "1 a --fail-if-worse gate failed, 2 bad input or options.")
+    p.add_argument("base", help="the base version: a localeval run directory or results.jsonl, "
+                                "a RAGAS to_pandas() export (.csv/.json/.jsonl) or a deepeval JSON")
+    p.add_argument("new", help="the new version (same formats; the two may differ)")
+    p.add_argument("-m", "--metrics", help="comma-separated metrics (default: every metric both "
+                                           "runs have)")
+    p.add_argument("--threshold", action="append", metavar="[METRIC=]VALUE",
+                   help="pass mark for the newly-failing / newly-passing counts: a number for "
+                        "every metric (default 0.5), METRIC=VALUE for one (repeatable)")
+    p.add_argument("--fail-if-worse", action="append", metavar="METRIC[=MARGIN]",
+                   help="exit 1 when the metric's 95%% interval lies entirely below -MARGIN "
+                        "(worse by more than the margin); 'all=MARGIN' for every metric "
+                        "(repeatable or comma-separated; default margin 0)")
+    p.add_argument("--base-data", metavar="FILE", help="the data set BASE evaluated ('example' "
+                   "for the bundled one): shows answers and contexts on the page")
+    p.add_argument("--new-data", metavar="FILE", help="the data set NEW evaluated")
+    p.add_argument("--resamples", type=int, default=None,
+                   help="bootstrap resamples (default 9999)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true", help="print diff.json to stdout")
+    p.add_argument("-o", "--out", default="localeval-diff",
+                   help="where diff.json, diff.md and diff.html go (default %(default)s)")
+    p.set_defaults(func=cmd_diff)
+
+
+def _thresholds(specs: list[str] | None) -> tuple[float, dict[str, float]]:
+    from localeval.errors import UsageError
+
+    default, per = 0.5, {}
+    for spec in specs or ():
+        name, _, raw = spec.rpartition("=")
+        try:
+            value = float(raw)
+        except ValueError:
+            raise UsageError(f"--threshold {spec!r}: expected a number or METRIC=NUMBER") from None
+        if name:
+            per[name] = value
+        else:
+            default = value
+    return default, per
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    """Compare, print, write, gate; returns 0, or 1 when a gate failed."""
+    from localeval.errors import UsageError
+    from localeval.versions import diff_runs, parse_worse_gates, terminal_table, worse_failures
+    from localeval.versions import write_diff
+
+    from localeval.cli.agreement import split_metrics, terminal_console
+
+    gates = parse_worse_gates(args.fail_if_worse)  # bad options fail before any work
+    default, per = _thresholds(args.threshold)
+    if args.resamples is not None and args.resamples < 100:
+        raise UsageError("--resamples must be at least 100")
+    kw: dict[str, Any] = {} if args.resamples is None else {"n_resamples": args.resamples}
+    d = diff_runs(args.base, args.new, metrics=split_metrics(args.metrics), threshold=default,
+                  thresholds=per, base_data=args.base_data, new_data=args.new_data,
+                  seed=args.seed, **kw)
+    unknown = [k for k in per if k not in {m.metric for m in d.metrics}]
+    if unknown:
+        raise UsageError(f"--threshold names {', '.join(map(repr, unknown))}, not compared here")
+    failures = worse_failures(d, gates)
+    paths = write_diff(d, args.out)
+    if args.json:
+        from localeval.results import dumps_strict
+
+        print(dumps_strict(d.to_dict(), indent=2))
+    else:
+        terminal_console().print(terminal_table(d))
+    for p in paths:
+        print(f"wrote {p}", file=sys.stderr)
+    for f in failures:
+        print(f"localeval: gate failed: {f}", file=sys.stderr)
+    return 1 if failures else 0

@@ -1,0 +1,36 @@
+"""Gate a change in your own test suite: the new version may not be worse than the base.
+
+    from localeval.testing import assert_not_worse
+
+    def test_new_retriever_is_not_worse():
+        assert_not_worse("eval/runs/main", "eval/runs/branch",
+                         {"faithfulness": 0.02, "context_recall": 0.0})
+
+The same rule as ``localeval diff --fail-if-worse METRIC=MARGIN``: a metric
+fails when the 95% interval of new - base lies entirely below -MARGIN.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+__all__ = ["assert_not_worse"]
+
+
+def assert_not_worse(base: Any, new: Any, margins: Mapping[str, float], **diff_kwargs: Any
+                     ) -> Any:
+    """Fail (AssertionError, one line per metric) when ``new`` is worse than ``base``.
+
+    ``base`` / ``new``: run folders, results files, RAGAS/deepeval exports or
+    ResultSets; ``margins``: {metric: allowed loss} (``"all"`` for every metric);
+    ``diff_kwargs`` go to :func:`localeval.versions.diff_runs` (``seed``,
+    ``n_resamples``, ``base_data``...). Returns the VersionDiff so a test can look further.
+    """
+    from localeval.versions import diff_runs, worse_failures
+
+    d = diff_runs(base, new, **diff_kwargs)
+    failures = worse_failures(d, margins)
+    if failures:
+        raise AssertionError("new is worse than base:\n" + "\n".join(f"  {f}" for f in failures)
+                             + f"\n  ({d.pairing_text()})")
+    return d

@@ -1,0 +1,113 @@
+"""A version diff as text: the terminal table (rich) and diff.md (GitHub Markdown).
+
+Both show, per metric and per estimate (judge-only today, more kinds later),
+the two means, the difference with its 95% interval, the Holm-adjusted p,
+the sample counts, and the plain sentence; then the pairing and set-up notes.
+Names and metric keys come from user files: rich gets ``Text`` (never markup)
+and Markdown is escaped with the report's ``escape_markdown``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from localeval.versions.diff import MetricDiff, VersionDiff
+from localeval.versions.estimate import Estimate
+
+__all__ = ["terminal_table", "to_markdown", "difference_text", "notes"]
+
+
+def _f(v: float | None, digits: int = 3) -> str:
+    return "—" if v is None else f"{v:.{digits}f}"
+
+
+def difference_text(e: Estimate) -> str:
+    """``+0.060 [+0.020, +0.100]``, or "—" without an estimate."""
+    if e.diff is None:
+        return "—"
+    ci = f" [{e.ci[0]:+.3f}, {e.ci[1]:+.3f}]" if e.ci else ""
+    return f"{e.diff:+.3f}{ci}"
+
+
+def _p(e: Estimate) -> str:
+    if e.p is None:
+        return "—"
+    return f"{e.p:.3f} / {e.p_holm:.3f}" if e.p_holm is not None else f"{e.p:.3f}"
+
+
+def _moves(m: MetricDiff) -> str:
+    c = m.counts()
+    s = f"{c['improved']} / {c['worse']} / {c['unchanged']}"
+    if c["became_unscored"] or c["became_scored"]:
+        s += f"; unscored +{c['became_unscored']} −{c['became_scored']}"
+    return s
+
+
+def _crossings(m: MetricDiff) -> str:
+    return f"{len(m.newly_failing())} / {len(m.newly_passing())} @{m.threshold:g}"
+
+
+def notes(d: VersionDiff) -> list[str]:
+    """Pairing, unpaired samples, set-up differences, skipped metrics, method."""
+    b, n = d.base.results, d.new.results
+    out = [f"base = {b.name} ({b.source}); new = {n.name} ({n.source})", d.pairing_text()]
+    for side, ids in (("base", d.pairing.only_a), ("new", d.pairing.only_b)):
+        if ids:
+            out.append(f"only in {side} ({len(ids)}): {', '.join(ids[:20])}"
+                       + (" …" if len(ids) > 20 else ""))
+    out += (["the same judge, prompts, embedder and verdict mode scored both runs"]
+            if d.same_setup else d.signature_notes)
+    out += [f"not compared: {m} ({why})" for m, why in d.not_compared]
+    out.append(f"difference = new − base over samples scored in both; 95% percentile paired "
+               f"bootstrap ({d.n_resamples} resamples, seed {d.seed}); p = bootstrap test, "
+               f"Holm-adjusted over {d.tested} metric{'s' if d.tested != 1 else ''}")
+    return out
+
+
+def terminal_table(d: VersionDiff) -> Any:
+    """A rich renderable: one row per metric and estimate, the sentences, then the notes."""
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    t = Table(title=Text(f"Diff: {d.new.results.name} (new) vs {d.base.results.name} (base)"))
+    for col, just in (("metric", "left"), ("n", "right"), ("base", "right"), ("new", "right"),
+                      ("new − base [95% CI]", "right"), ("p / Holm", "right"),
+                      ("better / worse / same", "right"), ("newly fail / pass", "right"),
+                      ("verdict", "left")):
+        t.add_column(col, justify=just)  # type: ignore[arg-type]
+    for m in d.metrics:
+        for e in m.estimates:
+            label = m.metric + ("" if e.kind == "judge" else f" ({e.kind})")
+            t.add_row(Text(label), str(e.n), _f(m.mean_base), _f(m.mean_new),
+                      difference_text(e), _p(e), _moves(m), _crossings(m), m.verdict(e))
+    lines = [Text(s) for s in d.sentences()] + [Text("")] + [
+        Text(f"· {x}", style="dim") for x in notes(d)]
+    return Group(t, *lines)
+
+
+def to_markdown(d: VersionDiff) -> str:
+    """diff.md: the table, the sentences, the samples that got worse, the notes."""
+    from localeval.report import escape_markdown as esc
+
+    b, n = d.base.results.name, d.new.results.name
+    lines = [f"## Diff: {esc(n)} (new) vs {esc(b)} (base)", "",
+             "| metric | n | base | new | new − base [95% CI] | p / Holm | better / worse / same "
+             "| newly fail / pass | verdict |", "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for m in d.metrics:
+        for e in m.estimates:
+            label = m.metric + ("" if e.kind == "judge" else f" ({e.kind})")
+            lines.append(f"| {esc(label)} | {e.n} | {_f(m.mean_base)} | {_f(m.mean_new)} | "
+                         f"{difference_text(e)} | {_p(e)} | {_moves(m)} | {_crossings(m)} | "
+                         f"{m.verdict(e)} |")
+    lines += [""] + [f"- {esc(s)}" for s in d.sentences()] + [""]
+    for m in d.metrics:
+        worst = m.worst(10)
+        if worst:
+            lines.append(f"### {esc(m.metric)}: worse in new ({len(m.worst())})")
+            lines += [f"- {esc(s.new_id)}: {_f(s.base)} → {_f(s.new)}"
+                      + (f" (unscored: {esc(s.new_reason or 'no value')})"
+                         if s.status == "became_unscored" else "") for s in worst]
+            lines.append("")
+    lines += ["### Notes", ""] + [f"- {esc(x)}" for x in notes(d)]
+    return "\n".join(lines) + "\n"
