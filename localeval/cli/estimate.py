@@ -13,10 +13,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-__all__ = ["add_estimate_parser", "add_label_sheet_parser", "cmd_estimate", "cmd_label_sheet"]
+__all__ = ["label_scale", "add_estimate_parser", "add_label_sheet_parser", "cmd_estimate",
+           "cmd_label_sheet"]
 
 
-def _scale(text: str) -> tuple[float, float]:
+def label_scale(text: str) -> tuple[float, float]:
     try:
         lo, hi = (float(x) for x in text.split("-", 1))
     except ValueError:
@@ -39,7 +40,7 @@ def add_estimate_parser(sub: Any) -> None:
                                   "judge's run or RAGAS / deepeval export")
     p.add_argument("-m", "--metric", help="the one metric to estimate (needed for a bare "
                                           "'label' column; default: every labelled metric)")
-    p.add_argument("--scale", type=_scale, metavar="LO-HI",
+    p.add_argument("--scale", type=label_scale, metavar="LO-HI",
                    help="graded labels, rescaled to 0-1 as (v - LO) / (HI - LO), e.g. 1-5")
     p.add_argument("--random-draw", action="store_true",
                    help="the labels name no draw but ARE a uniform random draw of the run's "

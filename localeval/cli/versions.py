@@ -17,6 +17,8 @@ __all__ = ["add_diff_parser", "cmd_diff"]
 
 def add_diff_parser(sub: argparse._SubParsersAction) -> None:
     """``localeval diff BASE NEW``."""
+    from localeval.cli.estimate import label_scale
+
     p = sub.add_parser(
         "diff", help="did my change help? compare two versions of a pipeline, sample by sample",
         description="Compare version NEW with version BASE on the same questions: per metric "
@@ -38,6 +40,16 @@ def add_diff_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--base-data", metavar="FILE", help="the data set BASE evaluated ('example' "
                    "for the bundled one): shows answers and contexts on the page")
     p.add_argument("--new-data", metavar="FILE", help="the data set NEW evaluated")
+    p.add_argument("--labels-base", metavar="FILE",
+                   help="labels of BASE's rows (a filled 'localeval label-sheet' of BASE, a "
+                        "table with id and label_<metric> columns, or another judge's run): "
+                        "with --labels-new, adds the difference corrected by labels (PPI++)")
+    p.add_argument("--labels-new", metavar="FILE",
+                   help="labels of NEW's rows, on the same rows as --labels-base")
+    p.add_argument("--random-draw", action="store_true",
+                   help="labels that name no draw ARE a uniform random draw of the rows")
+    p.add_argument("--scale", type=label_scale, metavar="LO-HI",
+                   help="graded labels, rescaled to 0-1 as (v - LO) / (HI - LO), e.g. 1-5")
     p.add_argument("--resamples", type=int, default=None,
                    help="bootstrap resamples (default 9999)")
     p.add_argument("--seed", type=int, default=0)
@@ -67,8 +79,8 @@ def _thresholds(specs: list[str] | None) -> tuple[float, dict[str, float]]:
 def cmd_diff(args: argparse.Namespace) -> int:
     """Compare, print, write, gate; returns 0, or 1 when a gate failed."""
     from localeval.errors import UsageError
-    from localeval.versions import diff_runs, parse_worse_gates, terminal_table, worse_failures
-    from localeval.versions import write_diff
+    from localeval.versions import add_corrected, diff_runs, parse_worse_gates, terminal_table
+    from localeval.versions import worse_failures, write_diff
 
     from localeval.cli.agreement import split_metrics, terminal_console
 
@@ -80,6 +92,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
     d = diff_runs(args.base, args.new, metrics=split_metrics(args.metrics), threshold=default,
                   thresholds=per, base_data=args.base_data, new_data=args.new_data,
                   seed=args.seed, **kw)
+    add_corrected(d, args.labels_base, args.labels_new, random_draw=args.random_draw,
+                  scale=args.scale)
     unknown = [k for k in per if k not in {m.metric for m in d.metrics}]
     if unknown:
         raise UsageError(f"--threshold names {', '.join(map(repr, unknown))}, not compared here")

@@ -17,6 +17,8 @@ _WHERE = {
     "active_mean": ".ppi",
     "corrected_mean": ".ppi",
     "draw_rows": ".draw",
+    "check_labels": ".analysis",
+    "check_spread": ".analysis",
     "estimate": ".analysis",
     "estimate_dict": ".pages",
     "judge_only": ".ppi",

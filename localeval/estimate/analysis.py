@@ -24,7 +24,8 @@ from localeval.estimate.ppi import (Estimate, active_mean, corrected_mean, judge
                                     labels_only, labels_worth)
 from localeval.estimate.uncertainty import run_uncertainty
 
-__all__ = ["MetricEstimate", "EstimateResult", "estimate", "MIN_LABELS", "PROB_TOL"]
+__all__ = ["MetricEstimate", "EstimateResult", "CheckedLabels", "estimate", "check_labels",
+           "check_spread", "MIN_LABELS", "PROB_TOL"]
 
 #: Fewer labelled rows than this and the normal interval is not to be trusted.
 MIN_LABELS = 10
@@ -102,10 +103,35 @@ def _check_draw(lab: LabelSet, run: ResultSet, ids: list[str], pairs: dict[str, 
     return d
 
 
-def estimate(run: str | Path | ResultSet, labels: str | Path | LabelSet, *,
-             metrics: Sequence[str] | None = None, random_draw: bool = False,
-             scale: tuple[float, float] | None = None, level: float = 0.95) -> EstimateResult:
-    """Corrected estimates of ``run``'s metrics from ``labels`` (see the module docstring).
+@dataclass
+class CheckedLabels:
+    """Labels that passed every check against a run: how their ids pair with the run's, and
+    the draw they came from (None: a uniform random draw as stated, or labels on every row)."""
+
+    run: ResultSet
+    labels: LabelSet
+    pairs: dict[str, str]        # label id -> run id
+    metrics: list[str]
+    draw: Draw | None
+    alignment: dict[str, Any]
+
+    def values(self, metric: str) -> dict[str, float]:
+        """Run id -> label of ``metric``; refuses a drawn row left unlabelled."""
+        lab = self.labels
+        if self.draw is not None:
+            missing = [lid for lid in lab.rows if lid not in lab.values[metric]]
+            if missing:
+                raise DataError(f"no label for drawn row {missing[0]!r}: label every drawn row "
+                                "(a skipped row breaks the random draw)", file=lab.source,
+                                row=lab.rows[missing[0]], column=lab.columns.get(metric, metric),
+                                unit="row")
+        return {self.pairs[lid]: y for lid, y in lab.values[metric].items()}
+
+
+def check_labels(run: str | Path | ResultSet, labels: str | Path | LabelSet, *,
+                 metrics: Sequence[str] | None = None, random_draw: bool = False,
+                 scale: tuple[float, float] | None = None) -> CheckedLabels:
+    """Read ``labels`` and check them against ``run`` (see the module docstring).
 
     ``random_draw``: the caller vouches that labels naming no draw are a uniform
     random draw of the run's rows (without it they are refused: a hand-picked
@@ -131,44 +157,52 @@ def estimate(run: str | Path | ResultSet, labels: str | Path | LabelSet, *,
                             file=rs.source)
         if m not in lab.values:
             raise DataError(f"no label column for metric {m!r}", file=lab.source)
-    ids = list(rs.scores)
     draw: Draw | None = None
     if lab.draw is not None:
-        draw = _check_draw(lab, rs, ids, pairs, chosen)
-    elif not random_draw and not (lab.kind == "results" and len(pairs) == len(ids)):
+        draw = _check_draw(lab, rs, list(rs.scores), pairs, chosen)
+    elif not random_draw and not (lab.kind == "results" and len(pairs) == len(rs.scores)):
         raise UsageError(f"{lab.source} names no draw from 'localeval label-sheet': labels for "
                          "a hand-picked subset give a biased estimate. Label a sheet from "
                          "'localeval label-sheet', or pass --random-draw if these rows are a "
                          "uniform random draw of the run's rows")
-    out = EstimateResult(rs.source, lab.source, draw.name if draw else "uniform (as stated)",
-                         al.to_dict(), level=level)
-    for m in chosen:
-        out.metrics.append(_one_metric(rs, lab, m, ids, pairs, draw, level))
+    return CheckedLabels(rs, lab, pairs, chosen, draw, al.to_dict())
+
+
+def check_spread(y: np.ndarray, what: str, source: str, column: str) -> None:
+    """Refuse fewer than ``MIN_LABELS`` labels, or labels that are all equal (width-0 interval)."""
+    if len(y) < MIN_LABELS:
+        raise DataError(f"only {len(y)} labelled rows for {what} (at least {MIN_LABELS} are "
+                        "needed for an interval)", file=source, column=column)
+    if np.all(y == y[0]):
+        raise DataError(f"all {len(y)} labels for {what} are {y[0]:g}: with no spread the "
+                        "interval would have width 0; label more rows", file=source,
+                        column=column)
+
+
+def estimate(run: str | Path | ResultSet, labels: str | Path | LabelSet, *,
+             metrics: Sequence[str] | None = None, random_draw: bool = False,
+             scale: tuple[float, float] | None = None, level: float = 0.95) -> EstimateResult:
+    """Corrected estimates of ``run``'s metrics from ``labels`` (checked by :func:`check_labels`)."""
+    c = check_labels(run, labels, metrics=metrics, random_draw=random_draw, scale=scale)
+    out = EstimateResult(c.run.source, c.labels.source,
+                         c.draw.name if c.draw else "uniform (as stated)", c.alignment,
+                         level=level)
+    for m in c.metrics:
+        out.metrics.append(_one_metric(c, m, level))
     return out
 
 
-def _one_metric(rs: ResultSet, lab: LabelSet, m: str, ids: list[str], pairs: dict[str, str],
-                draw: Draw | None, level: float) -> MetricEstimate:
-    col = lab.columns.get(m, m)
+def _one_metric(c: CheckedLabels, m: str, level: float) -> MetricEstimate:
+    rs, lab, draw = c.run, c.labels, c.draw
+    ids = list(rs.scores)
     judged = {sid: v for sid, v in rs.column(m).items() if v is not None}
     keep = [sid for sid in ids if sid in judged]
     pos = {sid: i for i, sid in enumerate(keep)}
     f = np.array([judged[sid] for sid in keep], dtype=float)
-    got = [(pos[pairs[lid]], y, lid) for lid, y in lab.values[m].items() if pairs[lid] in pos]
-    if draw is not None:
-        missing = [lid for lid in lab.rows if lid not in lab.values[m]]
-        if missing:
-            raise DataError(f"no label for drawn row {missing[0]!r}: label every drawn row (a "
-                            "skipped row breaks the random draw)", file=lab.source,
-                            row=lab.rows[missing[0]], column=col, unit="row")
-    if len(got) < MIN_LABELS:
-        raise DataError(f"only {len(got)} labelled rows for {m} (at least {MIN_LABELS} are "
-                        "needed for an interval)", file=lab.source, column=col)
-    idx = np.array([g[0] for g in got])
-    y = np.array([g[1] for g in got])
-    if np.all(y == y[0]):
-        raise DataError(f"all {len(y)} labels for {m} are {y[0]:g}: with no spread the interval "
-                        "would have width 0; label more rows", file=lab.source, column=col)
+    got = [(pos[rid], y) for rid, y in c.values(m).items() if rid in pos]
+    idx = np.array([g[0] for g in got], dtype=int)
+    y = np.array([g[1] for g in got], dtype=float)
+    check_spread(y, m, lab.source, lab.columns.get(m, m))
     if draw is not None and draw.mode == "active":
         prob = np.array([draw.prob[ids.index(sid)] for sid in keep])
         lab_est = active_mean(f, y, idx, prob, level=level, lam=0.0)

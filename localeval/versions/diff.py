@@ -8,9 +8,10 @@ which became unscored (a regression shown, never dropped). With several
 metrics the verdicts use Holm-adjusted p-values; the raw intervals stay
 beside them.
 
-A metric row holds a list of :class:`~localeval.versions.estimate.Estimate`
-(today one, ``kind="judge"``) so that a label-corrected difference can sit
-beside the judge-only one on the same page and in the same JSON.
+A metric row holds a list of :class:`~localeval.versions.estimate.Estimate`:
+the judge-only difference (``kind="judge"``) first, then, with labels for
+both versions, the label-corrected one (``kind="corrected"``, added by
+``versions.corrected``) on the same page and in the same JSON.
 """
 
 from __future__ import annotations
@@ -142,8 +143,10 @@ class MetricDiff:
         """The plain sentence: "new is better on faithfulness by 0.060 [0.020, 0.100]"."""
         e = est or self.judge
         v = self.verdict(e)
+        tested = e.family or tested
+        name = self.metric if e.kind == "judge" else f"{self.metric} ({e.kind}, {e.n} labels)"
         if v == "not compared":
-            return f"{self.metric}: not compared: {e.reason}"
+            return f"{name}: not compared: {e.reason}"
         lo, hi = e.ci  # type: ignore[misc]
         d = e.diff or 0.0
         sign = -1 if self.lower_is_better else 1
@@ -153,11 +156,11 @@ class MetricDiff:
         word = "better" if sign * d > 0 else "worse"
         span = f"{size:.3f} [{blo:.3f}, {bhi:.3f}]"
         if v in ("better", "worse"):
-            return f"new is {v} on {self.metric} by {span}"
+            return f"new is {v} on {name} by {span}"
         if v == "not after correction":
-            return (f"{self.metric}: new looks {word} by {span}, but not after correcting for "
+            return (f"{name}: new looks {word} by {span}, but not after correcting for "
                     f"{tested} metrics tested (Holm p = {e.p_holm:.3f})")
-        return (f"{self.metric}: no difference shown: the interval {d:+.3f} "
+        return (f"{name}: no difference shown: the interval {d:+.3f} "
                 f"[{lo:+.3f}, {hi:+.3f}] includes 0")
 
     def to_dict(self, tested: int = 1) -> dict[str, Any]:
@@ -187,6 +190,8 @@ class VersionDiff:
     same_setup: bool
     seed: int = 0
     n_resamples: int = DEFAULT_RESAMPLES
+    #: the labels files behind the corrected estimates, and their draws (empty: none)
+    labels: dict[str, Any] = field(default_factory=dict)
 
     @property
     def tested(self) -> int:
@@ -197,7 +202,8 @@ class VersionDiff:
         return describe_pairing(self.pairing, "base", "new")
 
     def sentences(self) -> list[str]:
-        return [m.sentence(tested=self.tested) for m in self.metrics]
+        """One sentence per metric and estimate (judge-only, then corrected)."""
+        return [m.sentence(e, self.tested) for m in self.metrics for e in m.estimates]
 
     def to_dict(self) -> dict[str, Any]:
         b, n = self.base.results, self.new.results
@@ -213,6 +219,7 @@ class VersionDiff:
             "bootstrap": {"resamples": self.n_resamples, "seed": self.seed, "level": 0.95},
             "metrics": [m.to_dict(self.tested) for m in self.metrics],
             "not_compared": [{"metric": k, "reason": r} for k, r in self.not_compared],
+            **({"labels": self.labels} if self.labels else {}),
         }
 
 

@@ -36,8 +36,10 @@ CI_METHOD = "percentile paired bootstrap over samples (the report's resampler)"
 class Estimate:
     """One estimate of the mean difference new - base: the point, its 95% interval, its test.
 
-    ``kind`` says what was estimated ("judge": the judge's scores as they are).
-    ``p_holm`` is filled in by :func:`holm` once every metric's p is known.
+    ``kind`` says what was estimated ("judge": the judge's scores as they are;
+    "corrected": the labels' difference, the judge's corrected by labels).
+    ``p_holm`` is filled in by :func:`holm` once every metric's p of the same
+    kind is known; ``family`` is how many estimates that correction spanned.
     """
 
     kind: str
@@ -48,6 +50,7 @@ class Estimate:
     p_holm: float | None = None
     method: str = CI_METHOD
     reason: str = ""
+    family: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:

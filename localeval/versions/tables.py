@@ -1,6 +1,6 @@
 """A version diff as text: the terminal table (rich) and diff.md (GitHub Markdown).
 
-Both show, per metric and per estimate (judge-only today, more kinds later),
+Both show, per metric and per estimate (judge-only, then corrected by labels),
 the two means, the difference with its 95% interval, the Holm-adjusted p,
 the sample counts, and the plain sentence; then the pairing and set-up notes.
 Names and metric keys come from user files: rich gets ``Text`` (never markup)
@@ -14,7 +14,7 @@ from typing import Any
 from localeval.versions.diff import MetricDiff, VersionDiff
 from localeval.versions.estimate import Estimate
 
-__all__ = ["terminal_table", "to_markdown", "difference_text", "notes"]
+__all__ = ["terminal_table", "to_markdown", "difference_text", "notes", "row_label"]
 
 
 def _f(v: float | None, digits: int = 3) -> str:
@@ -47,6 +47,19 @@ def _crossings(m: MetricDiff) -> str:
     return f"{len(m.newly_failing())} / {len(m.newly_passing())} @{m.threshold:g}"
 
 
+def row_label(m: MetricDiff, e: Estimate) -> str:
+    """The metric, and what kind of estimate a row holds when it is not the judge's own."""
+    return m.metric if e.kind == "judge" else f"{m.metric} ({e.kind} by labels)"
+
+
+def _judge_cells(m: MetricDiff, e: Estimate) -> tuple[str, str, str, str]:
+    """Base and new means, sample moves and threshold crossings: the judge's numbers, so
+    shown on the judge-only row and left empty ("—") on a corrected row."""
+    if e.kind != "judge":
+        return "—", "—", "—", "—"
+    return _f(m.mean_base), _f(m.mean_new), _moves(m), _crossings(m)
+
+
 def notes(d: VersionDiff) -> list[str]:
     """Pairing, unpaired samples, set-up differences, skipped metrics, method."""
     b, n = d.base.results, d.new.results
@@ -61,6 +74,11 @@ def notes(d: VersionDiff) -> list[str]:
     out.append(f"difference = new − base over samples scored in both; 95% percentile paired "
                f"bootstrap ({d.n_resamples} resamples, seed {d.seed}); p = bootstrap test, "
                f"Holm-adjusted over {d.tested} metric{'s' if d.tested != 1 else ''}")
+    if d.labels:
+        out.append(f"corrected = PPI++ difference of the labels (base: {d.labels['base']}, "
+                   f"{d.labels['draw_base']}; new: {d.labels['new']}, {d.labels['draw_new']}) "
+                   "on the rows labelled in both; normal interval, Holm over the corrected "
+                   "metrics; see docs/calibrated-estimates.md")
     return out
 
 
@@ -78,9 +96,8 @@ def terminal_table(d: VersionDiff) -> Any:
         t.add_column(col, justify=just)  # type: ignore[arg-type]
     for m in d.metrics:
         for e in m.estimates:
-            label = m.metric + ("" if e.kind == "judge" else f" ({e.kind})")
-            t.add_row(Text(label), str(e.n), _f(m.mean_base), _f(m.mean_new),
-                      difference_text(e), _p(e), _moves(m), _crossings(m), m.verdict(e))
+            t.add_row(Text(row_label(m, e)), str(e.n), *_judge_cells(m, e)[:2],
+                      difference_text(e), _p(e), *_judge_cells(m, e)[2:], m.verdict(e))
     lines = [Text(s) for s in d.sentences()] + [Text("")] + [
         Text(f"· {x}", style="dim") for x in notes(d)]
     return Group(t, *lines)
@@ -96,9 +113,9 @@ def to_markdown(d: VersionDiff) -> str:
              "| newly fail / pass | verdict |", "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
     for m in d.metrics:
         for e in m.estimates:
-            label = m.metric + ("" if e.kind == "judge" else f" ({e.kind})")
-            lines.append(f"| {esc(label)} | {e.n} | {_f(m.mean_base)} | {_f(m.mean_new)} | "
-                         f"{difference_text(e)} | {_p(e)} | {_moves(m)} | {_crossings(m)} | "
+            base, new, moves, cross = _judge_cells(m, e)
+            lines.append(f"| {esc(row_label(m, e))} | {e.n} | {base} | {new} | "
+                         f"{difference_text(e)} | {_p(e)} | {moves} | {cross} | "
                          f"{m.verdict(e)} |")
     lines += [""] + [f"- {esc(s)}" for s in d.sentences()] + [""]
     for m in d.metrics:

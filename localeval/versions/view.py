@@ -4,8 +4,8 @@ As for the run report and the comparison page, the page is built in two
 steps: this module turns a :class:`VersionDiff` into strings, numbers and
 lists (the judge's working as ``report.to_node`` trees, the answers' change
 as difflib segments) and ``pages`` renders them; nothing here builds or
-escapes HTML. Every metric row carries a list of estimates, so a corrected
-difference added to ``MetricDiff.estimates`` shows up without a change here.
+escapes HTML. Every metric row carries a list of estimates: the judge-only
+difference, then the one corrected by labels when the diff has labels.
 """
 
 from __future__ import annotations
@@ -120,7 +120,7 @@ def _metric(d: VersionDiff, m: MetricDiff) -> dict[str, Any]:
                                   f"{m.metric}: new against base",
                                   a_label=d.base.results.name, b_label=d.new.results.name,
                                   ids=[s.new_id for s in sc]))
-    ests = [{"kind": e.kind, "n": e.n, "text": difference_text(e), "verdict": m.verdict(e),
+    ests = [{"kind": e.kind, "judge": e.kind == "judge", "n": e.n, "text": difference_text(e), "verdict": m.verdict(e),
              "tone": {"better": "good", "worse": "bad"}.get(m.verdict(e), "plain"),
              "sentence": m.sentence(e, d.tested),
              "p": "—" if e.p is None else f"{e.p:.3f}",
