@@ -3,10 +3,12 @@
 An active draw (Zrnic and Candès, "Active statistical inference", arXiv
 2403.03208) labels row i with probability pi_i rising with the judge's
 uncertainty and weights the label back by 1/pi_i (``ppi.active_mean``), so
-the estimate stays unbiased. The variance-optimal pi_i is proportional to
-sqrt(E[(Y - f)^2 | row]); for a calibrated soft verdict p that is
-sqrt(p (1 - p)). Each row's pi is mixed with the uniform n/N (``UNIFORM_SHARE``)
-so that no row's weight 1/pi explodes when the judge is confidently wrong.
+the estimate stays unbiased. The variance-optimal pi_i under a budget of n
+expected labels is proportional to sqrt(E[(Y - f)^2 | row]) (their
+Theorem 1); for a calibrated soft verdict p that is sqrt(p (1 - p)). Each
+pi_i is floored at ``FLOOR_SHARE`` n/N, so that no row's weight 1/pi explodes
+when the judge is confidently wrong, and capped at 1; the scale is solved so
+that the probabilities sum to n.
 
 A draw is named by a short string (``active:seed=7:n=50``) carried on every
 row of the labelling sheet: the estimate redraws from the run with it and
@@ -24,10 +26,10 @@ import numpy as np
 from localeval.errors import DataError, UsageError
 
 __all__ = ["Draw", "draw_rows", "row_uncertainty", "inclusion_probabilities", "parse_draw",
-           "UNIFORM_SHARE"]
+           "FLOOR_SHARE"]
 
-#: Share of each active inclusion probability that is uniform (the paper's mixing with n/N).
-UNIFORM_SHARE = 0.2
+#: The least inclusion probability of an active draw, as a share of the uniform n/N.
+FLOOR_SHARE = 0.1
 _DRAW = re.compile(r"^(uniform|active):seed=(-?\d+):n=(\d+)$")
 
 
@@ -54,7 +56,7 @@ class Draw:
     def to_dict(self) -> dict[str, Any]:
         return {"draw": self.name, "mode": self.mode, "seed": self.seed, "n_requested": self.n,
                 "n_drawn": int(self.chosen.sum()), "rows": len(self.ids), "basis": self.basis,
-                "uniform_share": UNIFORM_SHARE if self.mode == "active" else None,
+                "floor_share": FLOOR_SHARE if self.mode == "active" else None,
                 "inclusion_probability": {i: float(p) for i, p in zip(self.ids, self.prob)},
                 "drawn": self.drawn_ids}
 
@@ -101,24 +103,30 @@ def row_uncertainty(details: dict[str, Any] | None) -> tuple[float | None, str]:
 
 
 def inclusion_probabilities(uncertainty: Sequence[float | None], n: int) -> np.ndarray:
-    """Inclusion probabilities summing to ``n``: sqrt(uncertainty), mixed with uniform, <= 1.
+    """Inclusion probabilities summing to ``n``: min(1, max(floor, c sqrt(uncertainty))).
 
-    Rows with no uncertainty (None) take the mean of the others (uniform when none has one).
+    Rows with no uncertainty (None) take the mean of the others (uniform when
+    none has one). ``c`` is solved by bisection (the sum rises with c).
     """
+    from scipy.optimize import brentq
+
     N = len(uncertainty)
     known = [u for u in uncertainty if u is not None]
     fill = float(np.mean(known)) if known else 1.0
-    u = np.array([fill if v is None else v for v in uncertainty], dtype=float)
-    w = np.sqrt(np.maximum(u, 0.0))
-    w = np.full(N, 1.0) if w.sum() <= 0 else w / w.mean()
-    w = (1 - UNIFORM_SHARE) * w + UNIFORM_SHARE
-    capped = np.zeros(N, dtype=bool)
-    for _ in range(N):  # cap at 1 and share what the capped rows gave up among the others
-        prob = np.where(capped, 1.0, w * (n - capped.sum()) / w[~capped].sum())
-        if not (prob > 1).any():
-            break
-        capped |= prob > 1
-    return np.minimum(prob, 1.0)
+    w = np.sqrt(np.maximum([fill if v is None else v for v in uncertainty], 0.0))
+    floor = FLOOR_SHARE * n / N
+    if w.sum() <= 0:
+        return np.full(N, n / N)
+
+    def excess(c: float) -> float:
+        return float(np.minimum(1.0, np.maximum(floor, c * w)).sum() - n)
+
+    top = N / w[w > 0].min()  # every unsure row at 1
+    if excess(top) < 0:  # too few unsure rows to spend n on: the sure rows share the rest
+        sure = w <= 0
+        return np.where(sure, (n - (~sure).sum()) / sure.sum(), 1.0)
+    c = brentq(excess, 0.0, top, xtol=1e-15, rtol=1e-15)
+    return np.minimum(1.0, np.maximum(floor, c * w))
 
 
 def draw_rows(ids: Sequence[str], n: int, seed: int, *, mode: str = "uniform",

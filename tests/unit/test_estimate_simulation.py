@@ -176,3 +176,21 @@ def test_active_draw_covers(active: bool) -> None:
     point, se, _ = active_terms(p, y, drawn, prob)
     truth = 0.5  # the beta(0.4, 0.4) mean
     assert 0.93 <= np.mean(np.abs(point - truth) <= Z * se) <= 0.97
+
+
+def test_active_probabilities_follow_the_optimal_rule() -> None:
+    """pi ~ sqrt(uncertainty) between the floor and 1, summing to the budget."""
+    from localeval.estimate.draw import FLOOR_SHARE, inclusion_probabilities
+
+    rng = np.random.default_rng(2)
+    u = list(rng.random(500) ** 3)
+    prob = inclusion_probabilities(u, 40)
+    assert prob.sum() == pytest.approx(40)
+    floor = FLOOR_SHARE * 40 / 500
+    assert prob.min() == pytest.approx(floor)
+    free = (prob > floor + 1e-12) & (prob < 1)
+    ratio = prob[free] / np.sqrt(np.array(u)[free])
+    assert np.ptp(ratio) == pytest.approx(0, abs=1e-9)
+    # too few unsure rows for the budget: they are certain, the sure rows share the rest
+    prob = inclusion_probabilities([1.0] + [0.0] * 99, 50)
+    assert prob[0] == 1 and prob.sum() == pytest.approx(50)
