@@ -3,7 +3,9 @@
 ``label-sheet RUN --dataset DATA -n 50 [--active]`` writes the rows to label;
 ``estimate RUN LABELS`` turns the filled sheet (or any labels, or another
 judge's run) into judge-only, labels-only and corrected means;
-``estimate RUN LABELS --plan 0.05`` says how many labels reach a half-width.
+``estimate RUN LABELS --plan 0.05`` says how many labels reach a half-width;
+``run ... --labels FILE`` (its options and steps are here, not in ``run.py``)
+adds the corrected means to the run's summary and reports.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["label_scale", "add_estimate_parser", "add_label_sheet_parser", "cmd_estimate",
-           "cmd_label_sheet"]
+           "cmd_label_sheet", "add_run_labels_options", "check_run_labels", "add_run_labels"]
 
 
 def label_scale(text: str) -> tuple[float, float]:
@@ -120,3 +122,53 @@ def _plan(args: argparse.Namespace, r: Any) -> int:
     for line in plan_lines(r, args.plan):
         print(line)
     return 0
+
+
+def add_run_labels_options(r: Any) -> None:
+    """``localeval run ... --labels FILE``: corrected estimates beside the judge-only means."""
+    g = r.add_argument_group("labels (corrected estimates, docs/calibrated-estimates.md)")
+    g.add_argument("--labels", metavar="FILE",
+                   help="labels of some rows (a filled 'localeval label-sheet', a table with id "
+                        "and label_<metric> columns, or another judge's run): adds corrected "
+                        "means (PPI++) and the judge's calibration to summary.json, "
+                        "summary.md, the table and report.html")
+    g.add_argument("--labels-scale", type=label_scale, metavar="LO-HI",
+                   help="graded labels, rescaled to 0-1 as (v - LO) / (HI - LO), e.g. 1-5")
+    g.add_argument("--labels-random-draw", action="store_true",
+                   help="labels that name no draw ARE a uniform random draw of the rows")
+
+
+def check_run_labels(args: argparse.Namespace) -> None:
+    """Read ``--labels`` before the run: a bad cell fails in a second, not after the run."""
+    if getattr(args, "labels", None):
+        from localeval.estimate import read_labels
+
+        read_labels(args.labels, scale=args.labels_scale)
+
+
+def add_run_labels(args: argparse.Namespace, result: Any) -> None:
+    """After the run: the corrected estimates into summary.json, and the reports re-rendered.
+
+    Bad labels (ids not in the run, too few, all equal, a sheet that does not
+    match its draw) raise the same one-line errors as ``localeval estimate``
+    (exit 2); the run's own files are complete by then and stay as written.
+    """
+    if not getattr(args, "labels", None):
+        return
+    from localeval.errors import LocalevalError
+    from localeval.estimate import run_corrections
+    from localeval.report import write_html_report, write_markdown_report
+    from localeval.results import atomic_file, dumps_strict
+
+    try:
+        section = run_corrections(args.out, args.labels, random_draw=args.labels_random_draw,
+                                  scale=args.labels_scale)
+    except LocalevalError:
+        print(f"localeval: the run is complete in {args.out} (judge-only means); the labels "
+              "were not used:", file=sys.stderr)
+        raise
+    result.summary["corrected"] = section
+    with atomic_file(Path(args.out) / "summary.json") as f:
+        f.write(dumps_strict(result.summary, indent=2) + "\n")
+    write_html_report(args.out, result.summary, result.records(), result.samples)
+    write_markdown_report(args.out, result.summary)

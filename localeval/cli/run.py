@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from localeval.cli.estimate import add_run_labels, add_run_labels_options, check_run_labels
 from localeval.cli.example import EXAMPLE, example_path
 from localeval.errors import UsageError
 
@@ -86,6 +87,7 @@ def _add_run_options(r: argparse.ArgumentParser) -> None:
                    "~/.cache/localeval/cache.sqlite)")
     d.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
     _add_gate_options(r)
+    add_run_labels_options(r)
     d.add_argument("--quiet", action="store_true", help="no progress bar, no table (failed "
                    "gates are still printed, one line each)")
     d.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -180,6 +182,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.parallel is not None and args.parallel < 1:
         raise UsageError("--parallel must be at least 1")
     cache: Any = False if args.no_cache else (args.cache or True)
+    check_run_labels(args)
 
     def warn(msg: str) -> None:
         if not args.json:
@@ -202,6 +205,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         progress=False if (args.quiet or args.json) else None, on_warning=warn,
         expect_metrics=gates.named,
     )
+    add_run_labels(args, result)
     _print_summary(result.summary, args)
     return gates.check(result)
 

@@ -4,8 +4,10 @@ Modules: ``ppi`` (judge-only, labels-only, PPI++ and active-draw means, the
 paired difference of two versions), ``draw`` (uniform and active draws of
 rows to label), ``sheet`` (the labelling CSV), ``labels`` (reading labels
 back), ``uncertainty`` (the judge's per-row uncertainty), ``analysis``
-(``estimate``), ``plan`` (how many labels a target precision needs) and
-``pages`` (the table, estimate.json and estimate.md).
+(``estimate``), ``plan`` (how many labels a target precision needs),
+``pages`` (the table, estimate.json and estimate.md), ``reliability`` (the
+judge's reliability table and Brier score on labelled rows) and ``in_run``
+(the ``corrected`` section ``localeval run --labels`` adds to summary.json).
 """
 
 from localeval.lazy import lazy_face
@@ -19,6 +21,8 @@ _WHERE = {
     "draw_rows": ".draw",
     "check_labels": ".analysis",
     "check_spread": ".analysis",
+    "calibration": ".reliability",
+    "run_corrections": ".in_run",
     "estimate": ".analysis",
     "estimate_dict": ".pages",
     "judge_only": ".ppi",

@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 from typing import Any, Mapping
 
+from localeval.report.corrected import corrected_note, corrected_rows
 from localeval.report.health import health_line
 from localeval.report.numbers import fmt, unscored_note
 from localeval.results import atomic_file
@@ -35,6 +36,7 @@ def _rows(summary: Mapping[str, Any]) -> list[tuple[str, str, str, str, str]]:
         note = unscored_note(e)
         rows.append((name, fmt(e["mean"]) + (f" ({note})" if note else ""), ci_s, str(e["n"]),
                      unscored))
+        rows += corrected_rows(summary, key)  # with --labels: the corrected mean below it
     return rows
 
 
@@ -101,6 +103,8 @@ def summary_table(summary: Mapping[str, Any]) -> Any:
     t.add_column("unscored", overflow="fold", max_width=60)
     for r in _rows(summary):
         t.add_row(*(Text(c) for c in r))
+    if corrected_note(summary):
+        t.caption = Text(corrected_note(summary))
     warnings = (summary.get("judge_health") or {}).get("warnings") or []
     if not warnings:
         line = health_line(summary)
@@ -120,6 +124,8 @@ def summary_markdown(summary: Mapping[str, Any]) -> str:
         lines.append("| " + " | ".join(cells) + " |")
     u = summary.get("usage") or {}
     lines.append("")
+    if corrected_note(summary):
+        lines += [escape_markdown(corrected_note(summary)), ""]
     if u.get("calls"):
         lines.append(f"Judge: {u['calls']} calls, {u.get('cache_hits', 0)} from cache, "
                      f"{u.get('prompt_tokens', 0)} prompt tokens ({u.get('reused_tokens', 0)} "

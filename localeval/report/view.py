@@ -21,6 +21,7 @@ from typing import Any, Mapping, Sequence
 from localeval.report.clip import MAX_CONTEXTS, Clipper
 from localeval.report.details import to_node
 from localeval.report.histogram import histogram, is_bounded, tone
+from localeval.report.corrected import corrected_view
 from localeval.report.health import health_line
 from localeval.report.numbers import excerpt, fmt, plain_number, unscored_note
 
@@ -266,6 +267,7 @@ def build_view(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
         "health_line": health_line(summary),
         "interrupted": summary.get("interrupted"),
         "missing_samples": sum(1 for s in paired if not s),
+        "corrected": corrected_view(summary),
     }
 
 

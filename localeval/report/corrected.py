@@ -1,0 +1,90 @@
+"""The corrected estimates of a run with ``--labels``, as the reports show them.
+
+``summary.json``'s ``corrected`` section (written by the command through
+``estimate``, a higher layer; here it is plain data) holds, per labelled
+metric, the judge-only, labels-only and corrected means and the judge's
+calibration on the labelled rows. This module turns it into table rows (the
+terminal table and summary.md put a "corrected by labels" row under each
+judge-only mean), the report's view, and the reliability diagram's SVG
+geometry (numbers only; ``report.html.j2`` draws it, as for the histograms).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from localeval.report.numbers import fmt
+
+__all__ = ["corrected_rows", "corrected_note", "corrected_view", "reliability"]
+
+
+def _ci(e: Mapping[str, Any]) -> str:
+    return f"[{fmt(e['low'], 3)}, {fmt(e['high'], 3)}]"
+
+
+def _metrics(summary: Mapping[str, Any]) -> Mapping[str, Any]:
+    return (summary.get("corrected") or {}).get("metrics") or {}
+
+
+def corrected_rows(summary: Mapping[str, Any], key: str) -> list[tuple[str, str, str, str, str]]:
+    """The row under metric ``key``: (name, corrected mean, its CI, labelled / rows, note)."""
+    m = _metrics(summary).get(key)
+    if not m:
+        return []
+    c, lab = m["corrected"], m["labels_only"]
+    note = (f"labels only {fmt(lab['mean'], 3)} {_ci(lab)}; judge bias "
+            f"{m['judge_bias']['mean']:+.3f}; judge worth ~{m['judge_worth_labels']:.0f} labels")
+    return [(f"{key} (corrected by labels)", fmt(c["mean"]), _ci(c),
+             f"{m['labelled']} / {m['rows']}", note)]
+
+
+def corrected_note(summary: Mapping[str, Any]) -> str:
+    """One line under the table: where the labels came from, and what the judge-only mean is."""
+    sec = summary.get("corrected")
+    if not sec:
+        return ""
+    return (f"Corrected by labels: {sec['labels']} (draw: {sec['draw']}), PPI++ 95% intervals; "
+            f"{sec['judge_only_warning']}.")
+
+
+def reliability(cal: Mapping[str, Any], *, size: int = 220, pad: int = 30) -> dict[str, Any]:
+    """SVG geometry of a reliability diagram: the diagonal, and one dot per non-empty bin at
+    (mean judge score, mean label), its area growing with the bin's count."""
+    span = size - 2 * pad
+
+    def x(v: float) -> float:
+        return round(pad + v * span, 1)
+
+    def y(v: float) -> float:
+        return round(size - pad - v * span, 1)
+
+    most = max((b["n"] for b in cal["bins"]), default=0) or 1
+    dots = [{"cx": x(b["mean_score"]), "cy": y(b["mean_label"]),
+             "r": round(3 + 7 * (b["n"] / most) ** 0.5, 1),
+             "label": (f"judge {b['low']:.1f}-{b['high']:.1f}: {b['n']} rows, mean judge "
+                       f"{b['mean_score']:.2f}, mean label {b['mean_label']:.2f}")}
+            for b in cal["bins"] if b["n"]]
+    ticks = [{"v": f"{t:g}", "x": x(t), "y": y(t)} for t in (0, 0.5, 1)]
+    return {"size": size, "lo": x(0), "hi": x(1), "base": y(0), "top": y(1), "dots": dots,
+            "ticks": ticks, "path": " ".join(f"{d['cx']},{d['cy']}" for d in dots)}
+
+
+def corrected_view(summary: Mapping[str, Any]) -> dict[str, Any] | None:
+    """What report.html's "Corrected by labels" section shows (None without labels)."""
+    sec = summary.get("corrected")
+    if not sec:
+        return None
+    rows = []
+    for key, m in _metrics(summary).items():
+        cal = m.get("calibration") or {}
+        rows.append({
+            "key": key, "labelled": m["labelled"], "rows": m["rows"],
+            "judge": fmt(m["judge_only"]["mean"], 3),
+            "labels": f"{fmt(m['labels_only']['mean'], 3)} {_ci(m['labels_only'])}",
+            "corrected": f"{fmt(m['corrected']['mean'], 3)} {_ci(m['corrected'])}",
+            "bias": f"{m['judge_bias']['mean']:+.3f} {_ci(m['judge_bias'])}",
+            "worth": f"{m['judge_worth_labels']:.0f}",
+            "brier": None if cal.get("brier") is None else f"{cal['brier']:.3f}",
+            "plot": reliability(cal) if cal.get("bins") else None})
+    return {"labels": str(sec["labels"]), "draw": str(sec["draw"]),
+            "warning": str(sec["judge_only_warning"]), "metrics": rows}
