@@ -24,7 +24,8 @@ def add_diff_parser(sub: argparse._SubParsersAction) -> None:
         description="Compare version NEW with version BASE on the same questions: per metric "
                     "the paired mean difference with a 95%% bootstrap interval, samples that "
                     "got better or worse, newly failing or unscored. Exit codes: 0 done, "
-                    "1 a --fail-if-worse gate failed, 2 bad input or options.")
+                    "1 a --fail-if-worse gate failed, 2 bad input or options. With --labels-base and "
+                    "--labels-new, also the difference corrected by labels (PPI++).")
     p.add_argument("base", help="the base version: a localeval run directory or results.jsonl, "
                                 "a RAGAS to_pandas() export (.csv/.json/.jsonl) or a deepeval JSON")
     p.add_argument("new", help="the new version (same formats; the two may differ)")

@@ -182,7 +182,8 @@ def check_spread(y: np.ndarray, what: str, source: str, column: str) -> None:
 def estimate(run: str | Path | ResultSet, labels: str | Path | LabelSet, *,
              metrics: Sequence[str] | None = None, random_draw: bool = False,
              scale: tuple[float, float] | None = None, level: float = 0.95) -> EstimateResult:
-    """Corrected estimates of ``run``'s metrics from ``labels`` (checked by :func:`check_labels`)."""
+    """Corrected estimates of ``run``'s metrics from ``labels`` (checked by
+    :func:`check_labels`)."""
     c = check_labels(run, labels, metrics=metrics, random_draw=random_draw, scale=scale)
     out = EstimateResult(c.run.source, c.labels.source,
                          c.draw.name if c.draw else "uniform (as stated)", c.alignment,

@@ -4,9 +4,9 @@ Modules: ``load`` reads a version (any result set ``agreement`` reads, plus
 its texts); ``pairing`` pairs the samples by id, else by question;
 ``estimate`` holds the paired difference with its bootstrap interval and
 Holm's correction; ``corrected`` adds the difference corrected by labels of
-both versions (PPI++, through ``estimate``'s face); ``diff`` builds the :class:`VersionDiff`; ``signatures``
-says whether one set-up scored both; ``gate`` is ``--fail-if-worse``;
-``tables`` (terminal, Markdown), ``view`` and ``pages`` write the files.
+both versions (PPI++, through ``estimate``'s face); ``diff`` builds the
+:class:`VersionDiff`; ``signatures`` says whether one set-up scored both;
+``gate`` is ``--fail-if-worse``; ``tables`` (terminal, Markdown), ``view`` and ``pages`` write the files.
 """
 
 from localeval.lazy import lazy_face

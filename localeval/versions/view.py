@@ -120,7 +120,8 @@ def _metric(d: VersionDiff, m: MetricDiff) -> dict[str, Any]:
                                   f"{m.metric}: new against base",
                                   a_label=d.base.results.name, b_label=d.new.results.name,
                                   ids=[s.new_id for s in sc]))
-    ests = [{"kind": e.kind, "judge": e.kind == "judge", "n": e.n, "text": difference_text(e), "verdict": m.verdict(e),
+    ests = [{"kind": e.kind, "judge": e.kind == "judge", "n": e.n, "text": difference_text(e),
+             "verdict": m.verdict(e),
              "tone": {"better": "good", "worse": "bad"}.get(m.verdict(e), "plain"),
              "sentence": m.sentence(e, d.tested),
              "p": "—" if e.p is None else f"{e.p:.3f}",

@@ -60,7 +60,8 @@ def _corrected(y: np.ndarray, fl: np.ndarray, nu: int, mfu: np.ndarray, vfu: np.
 
 def _simulate(rng: np.random.Generator, n: int, N: int, quality: float, graded: bool
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(corrected point, half-width, labels-only half-width) over S data sets; N rows, n labelled."""
+    """(corrected point, half-width, labels-only half-width) over S data sets of N rows, n
+    labelled."""
     y = _labels(rng, (S, n), graded)
     fl = _judge(rng, y, quality)
     nu = N - n
