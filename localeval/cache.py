@@ -29,17 +29,11 @@ from typing import Any, Callable, Iterable, TypeVar
 
 import numpy as np
 
-from localeval.errors import LocalevalError, UsageError, os_reason
+from localeval.errors import CacheDamaged, CacheError, LocalevalError, UsageError, os_reason
 
 __all__ = ["Cache", "CacheError", "default_cache_path", "text_key"]
 
 T = TypeVar("T")
-
-
-class CacheError(LocalevalError):
-    """The cache file cannot be used and could not be replaced (exit 3)."""
-
-    exit_code = 3
 
 
 def default_cache_path() -> Path:
@@ -78,10 +72,6 @@ CREATE TABLE IF NOT EXISTS embeddings (
 #: The columns each table must have; anything else is a foreign or damaged file.
 _COLUMNS = {"judge_calls": {"key", "judge", "step", "value"},
             "embeddings": {"embedder", "key", "dim", "vector"}}
-
-
-class _Damaged(Exception):
-    """The open file is not a usable cache (raised inside, recovered from)."""
 
 
 def _is_damage(e: sqlite3.DatabaseError) -> bool:
@@ -132,7 +122,7 @@ class Cache:
             try:
                 self._connect()
                 return
-            except (_Damaged, sqlite3.DatabaseError) as e:
+            except (CacheDamaged, sqlite3.DatabaseError) as e:
                 if isinstance(e, sqlite3.DatabaseError) and not _is_damage(e):
                     self._close_db()
                     raise self._fatal(e) from None
@@ -154,7 +144,7 @@ class Cache:
         for table, want in _COLUMNS.items():
             have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
             if not want <= have:
-                raise _Damaged(f"table {table} has columns {sorted(have)}, not {sorted(want)}")
+                raise CacheDamaged(f"table {table} has columns {sorted(have)}, not {sorted(want)}")
         try:
             self._inode = os.stat(self.path).st_ino
         except OSError:

@@ -1,6 +1,6 @@
-"""Core value types: a sample to evaluate and the score a metric gives it.
+"""Core value types: a sample to evaluate, the score a metric gives it, a judge's usage.
 
-Both round-trip through JSON so that results files can be re-read (resume,
+All round-trip through JSON so that results files can be re-read (resume,
 ``compare``) without the objects that produced them.
 """
 
@@ -10,7 +10,7 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-__all__ = ["Sample", "Score", "SAMPLE_FIELDS"]
+__all__ = ["Sample", "Score", "Usage", "SAMPLE_FIELDS"]
 
 #: Canonical sample fields a metric may require (RAGAS v1 names are aliases).
 SAMPLE_FIELDS = (
@@ -91,3 +91,57 @@ class Score:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "Score":
         return cls(d.get("value"), d.get("reason"), dict(d.get("details") or {}))
+
+
+@dataclass
+class Usage:
+    """Token and time accounting for one call or a sum of calls.
+
+    ``reused_tokens`` are prompt tokens served from the KV cache of the
+    previous prompt (prefix reuse); ``evaluated_tokens`` is what was computed.
+    ``copied_calls`` counts replies that copied the prompt's few-shot example
+    (asked again without it) and ``copy_failures`` those whose second reply
+    copied too (the metric is then unscored): the run's judge health reads them.
+    """
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    reused_tokens: int = 0
+    generated_tokens: int = 0
+    seconds: float = 0.0
+    cache_hits: int = 0
+    copied_calls: int = 0
+    copy_failures: int = 0
+
+    @property
+    def evaluated_tokens(self) -> int:
+        return self.prompt_tokens - self.reused_tokens
+
+    def add(self, other: "Usage") -> None:
+        self.calls += other.calls
+        self.prompt_tokens += other.prompt_tokens
+        self.reused_tokens += other.reused_tokens
+        self.generated_tokens += other.generated_tokens
+        self.seconds += other.seconds
+        self.cache_hits += other.cache_hits
+        self.copied_calls += other.copied_calls
+        self.copy_failures += other.copy_failures
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "calls": self.calls,
+            "prompt_tokens": self.prompt_tokens,
+            "reused_tokens": self.reused_tokens,
+            "evaluated_tokens": self.evaluated_tokens,
+            "generated_tokens": self.generated_tokens,
+            "seconds": round(self.seconds, 3),
+            "cache_hits": self.cache_hits,
+            "copied_calls": self.copied_calls,
+            "copy_failures": self.copy_failures,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "Usage":
+        return cls(**{k: d[k] for k in ("calls", "prompt_tokens", "reused_tokens",
+                                        "generated_tokens", "seconds", "cache_hits", "copied_calls",
+                                        "copy_failures") if k in d})

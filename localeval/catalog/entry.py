@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from localeval.errors import ManifestError
+
 __all__ = ["ManifestError", "FileSpec", "ModelEntry", "entry_from_table", "human_size",
            "FETCH_HINT"]
 
@@ -28,10 +30,6 @@ FETCH_HINT = "localeval models fetch {name} --to models/"
 
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 _KINDS = ("judge", "embedder")
-
-
-class ManifestError(ValueError):
-    """A manifest or lock file is malformed; the message names file and entry."""
 
 
 @dataclass(frozen=True)

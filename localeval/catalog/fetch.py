@@ -47,6 +47,7 @@ from localeval.catalog.hashing import CHUNK_BYTES, file_sha256
 from localeval.catalog.lock import Lock
 from localeval.catalog.manifest import Manifest, load_manifest
 from localeval.catalog.progress import DownloadProgress
+from localeval.errors import FetchError, NoNetwork
 
 __all__ = ["FetchError", "NoNetwork", "download", "fetch_models", "fetch_main", "AIR_GAP_ADVICE"]
 
@@ -57,14 +58,6 @@ USER_AGENT = "localeval-fetch/1"
 AIR_GAP_ADVICE = "run this on a connected machine and copy models/ (see docs/air-gap.md)"
 #: Connection errors that mean "no route to anything", not a server's hiccup.
 _UNREACHABLE = {errno.ENETUNREACH, errno.EHOSTUNREACH, errno.ENETDOWN, errno.ECONNREFUSED}
-
-
-class FetchError(Exception):
-    """A file could not be installed; the message says why."""
-
-
-class NoNetwork(FetchError):
-    """The network cannot be reached at all: the whole fetch stops, nothing is retried."""
 
 
 def _no_network(err: BaseException, url: str) -> NoNetwork | None:

@@ -21,17 +21,13 @@ import os
 from pathlib import Path
 from typing import Any, Iterator
 
-from localeval.errors import DataError, os_reason
+from localeval.errors import DataError, JSONValueError, os_reason
 
 __all__ = ["read_file", "read_jsonl_rows", "kind_of", "file_format", "loads_strict",
            "CELL_FORMATS"]
 
 #: Formats whose cells are text; ``samples`` parses list cells as JSON arrays.
 CELL_FORMATS = ("csv", "tsv")
-
-
-class JSONValueError(ValueError):
-    """A JSON text that parses but holds something localeval refuses (non-finite, huge)."""
 
 
 def _reject_constant(name: str) -> Any:

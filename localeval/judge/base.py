@@ -13,63 +13,11 @@ from typing import Any, Mapping, Protocol, runtime_checkable
 
 from pydantic import BaseModel
 
+from localeval.types import Usage  # a value type (layer 0): errors carry it too
+
 __all__ = ["Message", "Usage", "JudgeRequest", "JudgeReply", "Judge"]
 
 Message = dict[str, str]  # {"role": "system" | "user" | "assistant", "content": str}
-
-
-@dataclass
-class Usage:
-    """Token and time accounting for one call or a sum of calls.
-
-    ``reused_tokens`` are prompt tokens served from the KV cache of the
-    previous prompt (prefix reuse); ``evaluated_tokens`` is what was computed.
-    ``copied_calls`` counts replies that copied the prompt's few-shot example
-    (asked again without it) and ``copy_failures`` those whose second reply
-    copied too (the metric is then unscored): the run's judge health reads them.
-    """
-
-    calls: int = 0
-    prompt_tokens: int = 0
-    reused_tokens: int = 0
-    generated_tokens: int = 0
-    seconds: float = 0.0
-    cache_hits: int = 0
-    copied_calls: int = 0
-    copy_failures: int = 0
-
-    @property
-    def evaluated_tokens(self) -> int:
-        return self.prompt_tokens - self.reused_tokens
-
-    def add(self, other: "Usage") -> None:
-        self.calls += other.calls
-        self.prompt_tokens += other.prompt_tokens
-        self.reused_tokens += other.reused_tokens
-        self.generated_tokens += other.generated_tokens
-        self.seconds += other.seconds
-        self.cache_hits += other.cache_hits
-        self.copied_calls += other.copied_calls
-        self.copy_failures += other.copy_failures
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "calls": self.calls,
-            "prompt_tokens": self.prompt_tokens,
-            "reused_tokens": self.reused_tokens,
-            "evaluated_tokens": self.evaluated_tokens,
-            "generated_tokens": self.generated_tokens,
-            "seconds": round(self.seconds, 3),
-            "cache_hits": self.cache_hits,
-            "copied_calls": self.copied_calls,
-            "copy_failures": self.copy_failures,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "Usage":
-        return cls(**{k: d[k] for k in ("calls", "prompt_tokens", "reused_tokens",
-                                        "generated_tokens", "seconds", "cache_hits", "copied_calls",
-                                        "copy_failures") if k in d})
 
 
 @dataclass(frozen=True)
@@ -116,11 +64,12 @@ class Judge(Protocol):
     def ask(self, request: JudgeRequest) -> JudgeReply:
         """Answer one step; raise ``JudgeCallError`` for per-sample failures.
 
-        A failure's cost goes on the error as ``err.usage`` (a ``Usage``: the
-        calls made and the tokens generated before it failed), so that usage
-        counts the calls that ended in an error too; ``CachedJudge`` sets
-        ``Usage(calls=1)`` where a judge did not, and ``Usage(calls=1,
-        cache_hits=1)`` on a replayed error. ``err.cacheable`` marks a failure
-        the judge decided (see ``CachedJudge``).
+        A failure's cost goes on the error as ``JudgeCallError(..., usage=)``
+        (the calls made and the tokens evaluated and generated before it
+        failed), so that usage counts the calls that ended in an error too;
+        the accounting counts a failure with no call in its usage as one call,
+        and ``CachedJudge`` replays a cached error as ``Usage(calls=1,
+        cache_hits=1)``. ``decided=True`` marks a failure the judge decided
+        (deterministic: see ``CachedJudge``).
         """
         ...

@@ -50,13 +50,13 @@ class CachedJudge:
     hit rate) that cost no tokens and no time.
     Only what the judge decided is cached: a reply, or a deterministic
     per-sample failure (output cut at the budget, grammar-constrained output
-    that does not parse), marked ``cacheable`` by the judge and stored with
-    ``decided``; it is raised again on a hit, counted as a cache hit.
+    that does not parse), marked ``decided`` by the judge and stored so;
+    it is raised again on a hit (``cached``), counted as a cache hit.
     Failures of the transport or the server (unreachable, 5xx, a reply of the
     wrong shape, off-schema content from a server that ignored the grammar)
     and those that depend on settings outside the fingerprint (prompt longer
     than the context) are not cached: the next run asks again. Every
-    ``JudgeCallError`` leaving ``ask`` carries a ``usage`` (at least the call).
+    ``JudgeCallError`` leaving ``ask`` counts at least the call in its ``usage``.
     """
 
     def __init__(self, judge: Judge, cache: Cache | None = None) -> None:
@@ -78,9 +78,9 @@ class CachedJudge:
         try:
             reply = self.judge.ask(request)
         except JudgeCallError as e:
-            if getattr(e, "usage", None) is None:
-                e.usage = Usage(calls=1)  # type: ignore[attr-defined]
-            if getattr(e, "cacheable", False):
+            if not e.usage.calls:  # the judge made no call (prompt too long...): still one asked
+                e.usage = Usage(calls=1)
+            if e.decided:
                 self.cache.put_call(key, self.name, request.step,
                                     {"error": str(e), "decided": True})
             raise
@@ -102,11 +102,8 @@ class CachedJudge:
         if "error" in hit:
             if hit.get("decided") is not True or not isinstance(hit["error"], str):
                 return None
-            err = JudgeCallError(hit["error"])
-            err.cacheable = True  # type: ignore[attr-defined]
-            err.cached = True  # type: ignore[attr-defined]
-            err.usage = Usage(calls=1, cache_hits=1)  # type: ignore[attr-defined]
-            raise err
+            raise JudgeCallError(hit["error"], usage=Usage(calls=1, cache_hits=1),
+                                 decided=True, cached=True)
         raw, probs = hit.get("raw", ""), hit.get("probs")
         if not isinstance(raw, str) or not _valid_probs(probs):
             return None

@@ -14,19 +14,9 @@ import os
 import re
 from typing import Any
 
-from localeval.errors import JudgeCallError
+from localeval.errors import BadReply
 
-__all__ = ["BadReply", "reply_parts", "probs_from_logprobs"]
-
-
-class BadReply(JudgeCallError):
-    """The server's reply was unusable (not JSON, wrong shape, off-schema content).
-
-    A server fault, not the judge's decision: never cached, and a pool tries
-    another replica.
-    """
-
-    cacheable = False
+__all__ = ["reply_parts", "probs_from_logprobs"]
 
 
 def _token_count(v: Any) -> int:

@@ -26,10 +26,10 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-from localeval.errors import JudgeCallError, ModelError
+from localeval.errors import BadReply, HttpFailure, JudgeCallError, ModelError, ServerBroken
 from localeval.judge.base import JudgeReply, JudgeRequest, Usage
 from localeval.judge.grammar import allowed_values, max_tokens_for, schema_to_gbnf
-from localeval.judge.completion import BadReply, probs_from_logprobs, reply_parts
+from localeval.judge.completion import probs_from_logprobs, reply_parts
 from localeval.judge.parse import is_json, parse_reply, truncation_error
 
 __all__ = ["HttpJudge", "BadReply", "ServerBroken", "MAX_FAILED_CALLS"]
@@ -41,17 +41,6 @@ _RETRY_STATUS = {408, 429}
 #: pool the replica is marked down), instead of a run of unscored samples.
 MAX_FAILED_CALLS = 3
 _NO_LOGPROBS = object()  # what ``_chat`` returns when the server refuses logprobs
-
-
-class _HttpFailure(Exception):
-    def __init__(self, status: int | None, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-
-
-class ServerBroken(ModelError):
-    """The server failed ``MAX_FAILED_CALLS`` calls in a row (exit 3; a pool fails over)."""
 
 
 def _retryable(status: int, message: str) -> bool:
@@ -131,9 +120,9 @@ class HttpJudge:
             except urllib.error.HTTPError as e:
                 msg = _error_message(e)
                 if _retryable(e.code, msg):
-                    last = _HttpFailure(e.code, msg)
+                    last = HttpFailure(e.code, msg)
                     continue
-                raise _HttpFailure(e.code, msg) from None
+                raise HttpFailure(e.code, msg) from None
             except (urllib.error.URLError, OSError, http.client.HTTPException) as e:
                 # HTTPException: a bad status line or a body cut short (IncompleteRead)
                 last = e
@@ -146,13 +135,13 @@ class HttpJudge:
                 return json.loads(raw.decode("utf-8"))
             except (ValueError, RecursionError) as e:  # not UTF-8 / not JSON / nested too deep
                 why = "nested too deeply" if isinstance(e, RecursionError) else str(e)[:200]
-                raise _HttpFailure(None, f"server sent a reply that is not JSON ({why})"
+                raise HttpFailure(None, f"server sent a reply that is not JSON ({why})"
                                    ) from None
         if isinstance(last, http.client.HTTPException) and not isinstance(last, ConnectionError):
             # It answered, but not in HTTP (bad status line) or cut its body short.
-            raise _HttpFailure(None, f"server sent a broken HTTP reply ({type(last).__name__}: "
+            raise HttpFailure(None, f"server sent a broken HTTP reply ({type(last).__name__}: "
                                      f"{str(last)[:200]})")
-        if isinstance(last, _HttpFailure):
+        if isinstance(last, HttpFailure):
             raise ModelError(f"judge server {url} kept failing: HTTP {last.status}: "
                              f"{last.message}")
         reason = getattr(last, "reason", None) or f"{type(last).__name__}: {last}"
@@ -164,7 +153,7 @@ class HttpJudge:
     def _models(self) -> list[Any]:
         try:
             data = self._request("GET", "/models")
-        except _HttpFailure as e:
+        except HttpFailure as e:
             status = f"HTTP {e.status}: " if e.status is not None else ""
             raise ModelError(f"judge server {self.base_url}/models answered {status}"
                              f"{e.message}") from None
@@ -198,15 +187,17 @@ class HttpJudge:
         usage = Usage()
         try:
             reply = self._exchange(request, body, budget, want_lp, values, usage)
-        except BadReply as e:
-            e.usage = usage  # type: ignore[attr-defined]
+        except BadReply as e:  # the reply's fault: the call still cost what it cost
+            usage.seconds = time.perf_counter() - t0
+            e.usage = usage
             self._failed_calls += 1
             if self._failed_calls >= MAX_FAILED_CALLS:
                 raise ServerBroken(f"judge server {self.base_url} failed {self._failed_calls} "
                                  f"calls in a row; last: {e}") from None
             raise
         except JudgeCallError as e:  # decided (truncation) or this request's own (HTTP 4xx)
-            e.usage = usage  # type: ignore[attr-defined]
+            usage.seconds = time.perf_counter() - t0
+            e.usage = usage
             self._failed_calls = 0
             raise
         self._failed_calls = 0
@@ -262,7 +253,7 @@ class HttpJudge:
         ``_NO_LOGPROBS`` when it refused logprobs."""
         try:
             data = self._request("POST", "/chat/completions", body)
-        except _HttpFailure as e:
+        except HttpFailure as e:
             if e.status in (401, 403, 404):
                 raise ModelError(f"judge server {self.base_url} refused the request: HTTP "
                                  f"{e.status}: {e.message}") from None

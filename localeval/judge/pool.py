@@ -29,15 +29,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from localeval.errors import ModelError
-from localeval.judge.base import JudgeReply, JudgeRequest
-from localeval.judge.http import BadReply, HttpJudge, ServerBroken
+from localeval.errors import BadReply, EndpointDown, JudgeCallError, ModelError, ServerBroken
+from localeval.judge.base import JudgeReply, JudgeRequest, Usage
+from localeval.judge.http import HttpJudge
 
 __all__ = ["JudgePool", "EndpointDown", "split_urls"]
-
-
-class EndpointDown(ModelError):
-    """One endpoint could not be reached (after its own retries); the pool fails over."""
 
 
 class _Endpoint(HttpJudge):
@@ -212,8 +208,11 @@ class JudgePool:
         call goes to another; the call fails the run (ModelError) once no
         endpoint has answered it for ``give_up_after`` seconds, as
         docs/scale-out.md says. A reply that is merely unusable (``BadReply``)
-        is tried once on every other endpoint, then is this call's error.
+        is tried once on every other endpoint, then is this call's error. The
+        unusable replies cost calls and tokens too: they are added to the
+        usage of the reply or error that ends the call.
         """
+        spent = Usage()  # what the replies tried and found unusable cost
         tried: set[str] = set()
         last: Exception | None = None
         deadline = time.monotonic() + self.give_up_after
@@ -227,7 +226,9 @@ class JudgePool:
                 raise
             try:
                 assert slot.judge is not None
-                return slot.judge.ask(request)
+                reply = slot.judge.ask(request)
+                reply.usage.add(spent)
+                return reply
             except EndpointDown as e:
                 if last is None:  # "no answer for give_up_after s" counts from the first failure
                     deadline = max(deadline, time.monotonic() + self.give_up_after)
@@ -235,13 +236,18 @@ class JudgePool:
                 tried.add(slot.url)
                 self._mark_down(slot, e)
             except BadReply as e:
+                spent.add(e.usage)
                 with self._cond:
                     slot.failures += 1
                     slot.error = str(e)
                     tried.add(slot.url)
                     others = [s for s in self._slots if s.healthy and s.url not in tried]
                 if not others:
+                    e.usage = spent
                     raise
+            except JudgeCallError as e:  # this request's own failure, after the unusable ones
+                e.usage.add(spent)
+                raise
             finally:
                 self._release(slot)
             if last is not None and time.monotonic() > deadline:

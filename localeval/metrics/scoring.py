@@ -9,10 +9,10 @@ unscored reason wherever it happens, and never an exception that ends a run.
 
 from __future__ import annotations
 
-from localeval.errors import JudgeCallError
+from localeval.errors import JudgeCallError, NoEmbedder, NoJudge
 from localeval.metrics.base import Metric
 from localeval.metrics.degenerate import decide_empty
-from localeval.metrics.model_access import Context, NoEmbedder, NoJudge
+from localeval.metrics.model_access import Context
 from localeval.types import Sample, Score
 
 __all__ = ["missing_reason", "score_one"]

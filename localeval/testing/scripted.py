@@ -23,7 +23,9 @@ confident model would return.
 Every request is recorded in ``requests`` so tests can assert on prompts,
 languages and the shared-prefix layout. Usage counts characters as tokens and
 "reuses" the common prefix with the previous prompt, mimicking llama.cpp's
-single-slot KV cache, so layout regressions show up in ``usage`` too.
+single-slot KV cache, so layout regressions show up in ``usage`` too. A
+``JudgeCallError`` it raises (scripted, or for invalid output) carries that
+usage too, as a real judge's failed call does.
 """
 
 from __future__ import annotations
@@ -89,12 +91,15 @@ class ScriptedJudge:
         return self._reply(request, entry)
 
     def _reply(self, request: JudgeRequest, entry: Any) -> JudgeReply:
+        if callable(entry) and not isinstance(entry, (BaseModel, ScriptedReply, BaseException)):
+            try:
+                entry = _call(entry, request)
+            except JudgeCallError as e:  # raised by the callable: given its usage below
+                entry = e
+        if isinstance(entry, JudgeCallError) and not entry.usage.calls:
+            entry.usage = self._usage(request)  # a failed call costs what a reply would
         if isinstance(entry, BaseException):
             raise entry
-        if callable(entry) and not isinstance(entry, (BaseModel, ScriptedReply)):
-            entry = _call(entry, request)
-            if isinstance(entry, BaseException):
-                raise entry
         probs = None
         if isinstance(entry, ScriptedReply):
             entry, probs = entry.output, entry.probs
@@ -103,7 +108,8 @@ class ScriptedJudge:
             output = request.schema.model_validate(data)
         except ValidationError as e:
             raise JudgeCallError(f"scripted output for step {request.step!r} does not match "
-                                 f"{request.schema.__name__}: {e}") from None
+                                 f"{request.schema.__name__}: {e}",
+                                 usage=self._usage(request)) from None
         if request.prob_field is None:
             probs = None
         elif probs is None:

@@ -397,7 +397,7 @@ def test_bad_reply_is_this_calls_error_never_cached(case, server, tmp_path):
     judge = CachedJudge(HttpJudge(srv.url, retries=1, backoff=0.01), cache)
     with pytest.raises(BadReply, match=re.escape(message)) as e:
         ask(judge)
-    assert srv.url in str(e.value) and not getattr(e.value, "cacheable", False)
+    assert srv.url in str(e.value) and not e.value.decided
     assert e.value.usage.calls >= 1
     assert cache.stats()["judge_calls"] == 0  # a server fault is not the judge's decision
     fixed = True
@@ -602,3 +602,43 @@ def test_recovered_vectors_equal_fresh_ones(tmp_path):
     v /= np.linalg.norm(v)
     c.put_vectors("e", {"k": v})
     assert np.array_equal(c.get_vectors("e", ["k"])["k"], v) and c.bad_entries == 0
+
+
+# -- a pool counts the unusable replies it tried ------------------------------------------
+def _first_replies_unusable(n_bad: int) -> Callable[[int, dict], Action]:
+    """Behaviour for two servers at once: the first ``n_bad`` completions either serves are off-schema."""
+    seen = {"n": 0}
+    lock = threading.Lock()
+
+    def behaviour(_n: int, body: dict) -> Action:
+        with lock:
+            seen["n"] += 1
+            bad = seen["n"] <= n_bad
+        return ("json", 200, completion('{"rating": 9}')) if bad else "good"
+    return behaviour
+
+
+def test_a_pool_counts_an_unusable_reply_in_the_call_that_succeeds_elsewhere(server):
+    behaviour = _first_replies_unusable(1)
+    a, b = server(behaviour), server(behaviour)
+    pool = JudgePool([a.url, b.url], retries=1, backoff=0.01)
+    reply = ask(pool)
+    # one unusable reply on one server, then the answer on the other: two calls paid
+    assert (reply.usage.calls, reply.usage.prompt_tokens, reply.usage.generated_tokens) == (2, 60, 14)
+
+
+def test_a_pool_whose_every_server_sent_unusable_replies_counts_them_all(server):
+    behaviour = _first_replies_unusable(2)
+    a, b = server(behaviour), server(behaviour)
+    pool = JudgePool([a.url, b.url], retries=1, backoff=0.01)
+    with pytest.raises(BadReply) as e:
+        ask(pool)
+    assert (e.value.usage.calls, e.value.usage.prompt_tokens, e.value.usage.generated_tokens) == (
+        2, 60, 14)
+
+
+def test_an_http_call_refused_for_its_request_counts_the_call(server, tmp_path):
+    srv = server(lambda n, body: ("json", 400, {"error": {"message": "prompt too long"}}))
+    with pytest.raises(JudgeCallError) as e:
+        ask(CachedJudge(HttpJudge(srv.url, retries=1, backoff=0.01), Cache(tmp_path / "c.sqlite")))
+    assert e.value.usage.calls == 1 and not e.value.decided

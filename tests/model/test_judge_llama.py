@@ -7,6 +7,7 @@ reply parsing strictly means the grammar and the byte checks hold.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from typing import Literal
@@ -15,8 +16,9 @@ import numpy as np
 import pytest
 from pydantic import BaseModel, Field
 
+from localeval.cache import Cache
 from localeval.errors import JudgeCallError, ModelError
-from localeval.judge import JudgeRequest
+from localeval.judge import CachedJudge, JudgeRequest, Usage
 from localeval.judge import schema_to_gbnf, stock_gbnf
 from localeval.judge import LlamaJudge
 from localeval.testing import quote_bias
@@ -135,8 +137,40 @@ def test_truncation_is_retried_once_then_reported(tiny_gguf):
     j = LlamaJudge(tiny_gguf, n_threads=1, max_tokens=4)
     with pytest.raises(JudgeCallError, match=r"^judge output truncated at 8 tokens$") as e:
         j.ask(JudgeRequest(step="s", messages=msgs(2), schema=ContextVerdict))
-    assert getattr(e.value, "cacheable", False)
+    assert e.value.decided
     j.close()
+
+
+def _failed_usage(judge, tmp_path, request: JudgeRequest) -> tuple[JudgeCallError, Usage]:
+    """The error of one failed call made as a run makes it (through the cache), and its usage."""
+    with pytest.raises(JudgeCallError) as e:
+        CachedJudge(judge, Cache(tmp_path / "c.sqlite")).ask(request)
+    return e.value, e.value.usage
+
+
+def test_a_truncated_call_counts_its_calls_and_tokens(tiny_gguf, tmp_path):
+    j = LlamaJudge(tiny_gguf, n_threads=1, max_tokens=4)
+    err, usage = _failed_usage(j, tmp_path, JudgeRequest(step="s", messages=msgs(2),
+                                                         schema=ContextVerdict))
+    n_prompt = len(j.prompt_tokens(msgs(2)))
+    j.close()
+    assert str(err) == "judge output truncated at 8 tokens"
+    # two generations (4 tokens, then 8 after the retry), both prompts counted
+    assert (usage.calls, usage.generated_tokens, usage.prompt_tokens) == (2, 4 + 8, 2 * n_prompt)
+
+
+def test_an_unparsable_reply_counts_its_call_and_tokens(judge, tmp_path, monkeypatch):
+    real = judge.generate
+
+    def garbled(*a, **k):  # the grammar held, then the bytes went bad: not UTF-8
+        return dataclasses.replace(real(*a, **k), raw=b"\xff", stop="eos")
+
+    monkeypatch.setattr(judge, "generate", garbled)
+    err, usage = _failed_usage(judge, tmp_path, JudgeRequest(step="s", messages=msgs(3),
+                                                             schema=Rating012))
+    assert "not valid UTF-8" in str(err) and err.decided
+    assert usage.calls == 1 and usage.generated_tokens > 0
+    assert usage.prompt_tokens == len(judge.prompt_tokens(msgs(3)))
 
 
 def test_prompt_longer_than_the_context_names_the_token_counts(judge):

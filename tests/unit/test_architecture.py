@@ -3,7 +3,8 @@
 Rules (docs/architecture.md): no module over 400 lines; no import cycles; no
 private name imported from another module; a subpackage is entered only
 through its face (``localeval.judge``, never ``localeval.judge.llama`` from
-outside ``judge/``); no package imports a package of a higher layer. Each rule
+outside ``judge/``); no package imports a package of a higher layer; every
+exception class is defined in ``localeval/errors.py`` (one tree). Each rule
 is also run on a small synthetic tree that breaks it, so the checker is shown
 to fail where it should.
 """
@@ -17,6 +18,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2] / "localeval"
 MAX_LINES = 400
+#: The one module that may define exception classes (relative to the package root).
+ERRORS_MODULE = "errors.py"
+#: Base names that make a class an exception (or warning) class.
+_EXCEPTION_BASES = {"Exception", "BaseException", "Warning", "UserWarning", "ValueError",
+                    "TypeError", "RuntimeError", "OSError", "KeyError", "LookupError"}
 
 #: Lower layers never import higher ones. Top-level modules count as units too.
 LAYERS: dict[str, int] = {
@@ -75,6 +81,30 @@ def imports_of(root: Path, path: Path) -> list[tuple[int, str, list[str]]]:
     return out
 
 
+def exception_classes(root: Path, path: Path) -> list[str]:
+    """``file:line: defines exception X`` for each exception class defined outside the error module.
+
+    A class is an exception if a base is a builtin exception, ends in Error,
+    Exception or Warning, or is another exception class of the same file.
+    """
+    if path == root / ERRORS_MODULE:
+        return []
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: list[str] = []
+    known: set[str] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ClassDef):
+            continue
+        bases = {b.id if isinstance(b, ast.Name) else b.attr if isinstance(b, ast.Attribute) else ""
+                 for b in node.bases}
+        if any(b in _EXCEPTION_BASES or b in known or b.endswith(("Error", "Exception", "Warning"))
+               for b in bases):
+            known.add(node.name)
+            found.append(f"{path.relative_to(root.parent)}:{node.lineno}: defines exception "
+                         f"{node.name} outside localeval/{ERRORS_MODULE}")
+    return found
+
+
 def check_tree(root: Path) -> list[str]:
     """Every rule violation in the package at ``root``, one line each."""
     problems: list[str] = []
@@ -87,6 +117,7 @@ def check_tree(root: Path) -> list[str]:
         n = len(path.read_text(encoding="utf-8").splitlines())
         if n > MAX_LINES:
             problems.append(f"{rel}: {n} lines (max {MAX_LINES})")
+        problems.extend(exception_classes(root, path))
         me = unit_of(mod)
         for line, target, names in imports_of(root, path):
             if not (target == top or target.startswith(top + ".")):
@@ -223,6 +254,21 @@ def test_checker_catches_an_import_past_a_face_and_an_upward_import(tmp_path):
     assert "localeval/metrics/base.py:1: imports localeval.judge.llama past the face of localeval.judge" in problems
     assert ("localeval/dataset/load.py:1: dataset (layer 2) imports metrics (layer 4), a higher layer"
             in problems)
+
+
+def test_checker_catches_an_exception_class_outside_the_error_module(tmp_path):
+    root = _tree(tmp_path, {
+        "__init__.py": "", "errors.py": "class JudgeCallError(Exception):\n    pass\n",
+        "judge/__init__.py": "",
+        "judge/http.py": ("from localeval.errors import JudgeCallError\n"
+                          "class _Failure(Exception):\n    pass\n"
+                          "class BadReply(JudgeCallError):\n    pass\n"
+                          "class Worse(_Failure):\n    pass\n"
+                          "class Reply:\n    pass\n"),
+    })
+    assert check_tree(root) == [
+        f"localeval/judge/http.py:{line}: defines exception {name} outside localeval/errors.py"
+        for line, name in ((2, "_Failure"), (4, "BadReply"), (6, "Worse"))]
 
 
 @pytest.mark.parametrize("ok", [

@@ -250,9 +250,11 @@ class LlamaJudge(ChatTemplate, VerdictProbabilities, TokenSampler):
                 budget = min(2 * budget, room)
                 continue
             extra = (f" (the context of {self.n_ctx} tokens is full)" if budget >= room else "")
-            raise truncation_error(len(gen.tokens), extra)
+            usage.seconds = time.perf_counter() - t0
+            raise truncation_error(len(gen.tokens), extra, usage)
         assert gen is not None
-        output = parse_reply(gen.raw, schema)
+        usage.seconds = time.perf_counter() - t0  # the cost so far, should the reply not parse
+        output = parse_reply(gen.raw, schema, usage)
         probs = None
         if request.prob_field:
             probs, p_usage = self._verdict_probs(prompt, gen, request.prob_field, values or [])
