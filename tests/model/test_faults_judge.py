@@ -602,3 +602,88 @@ def test_recovered_vectors_equal_fresh_ones(tmp_path):
     v /= np.linalg.norm(v)
     c.put_vectors("e", {"k": v})
     assert np.array_equal(c.get_vectors("e", ["k"])["k"], v) and c.bad_entries == 0
+
+
+# -- batched judging: option ranges, interrupts, many contexts; a cache table dropped ----------
+@pytest.mark.parametrize("extra, says", [
+    (("--parallel", "300"), ("--parallel 300", "1 to 256")),             # llama.cpp's max sequences
+    (("--parallel", "100", "--n-ctx", "64"), ("--parallel 100", "1 to 64", "--n-ctx")),
+], ids=["above llama.cpp's sequences", "above what --n-ctx holds"])
+def test_parallel_out_of_range_is_exit_2_before_the_model_loads(extra, says, tiny_gguf, data_file,
+                                                                tmp_path):
+    """Before: exit 3 "could not load the model", or GGML_ASSERT, a backtrace and a stale lock."""
+    out = tmp_path / "out"
+    proc = run_cli(data_file, str(tiny_gguf), out, tmp_path / "c.sqlite", *extra)
+    err = assert_contract(proc, 2, *says)
+    assert "GGML" not in proc.stderr and "could not load" not in err
+    assert not (out / ".localeval.lock").exists()
+
+
+def test_parallel_at_the_limit_of_n_ctx_loads(tiny_gguf):
+    from localeval.judge import LlamaJudge
+
+    LlamaJudge(tiny_gguf, n_ctx=64, parallel=64, n_threads=1).close()
+
+
+def test_cache_table_dropped_mid_run_is_recreated_once_with_a_warning(tmp_path):
+    """Before: ``no such table: judge_calls`` was a CacheError (exit 3)."""
+    path = tmp_path / "c.sqlite"
+    c = Cache(path, on_warning=(said := []).append)
+    c.put_call("k1", "j", "s", {"output": {"x": 1}})
+    c.put_vectors("e", {"v": np.ones(4, np.float32) / 2})
+    _sql("DROP TABLE judge_calls", "DROP TABLE embeddings")(path)
+    assert c.get_call("k1") is None  # a miss: the call is asked again
+    c.put_call("k2", "j", "s", {"output": {"x": 2}})
+    assert c.get_call("k2") == {"output": {"x": 2}}
+    assert c.get_vectors("e", ["v"]) == {}
+    _sql("DROP TABLE judge_calls")(path)
+    c.put_call("k3", "j", "s", {"output": {"x": 3}})
+    assert c.get_call("k3") == {"output": {"x": 3}}
+    assert len(said) == 1 and str(path) in said[0] and "recreated" in said[0], said
+
+
+class _OversizeJudge:
+    """Refuses every prompt over ``limit`` characters as ``LlamaJudge`` does; counts asks."""
+
+    name = fingerprint = "oversize"
+    capacity = 8
+
+    def __init__(self, limit: int) -> None:
+        self.limit, self.asks = limit, 0
+        self._lock = threading.Lock()
+
+    def ask(self, request: JudgeRequest):
+        with self._lock:
+            self.asks += 1
+        size = sum(len(m["content"]) for m in request.messages)
+        if size > self.limit:
+            raise JudgeCallError(f"prompt is {size} tokens, longer than the judge context of "
+                                 f"{self.limit} tokens")
+        return RandomJudge(0).ask(request)
+
+
+def test_many_contexts_with_fanout_stop_at_the_first_failure(monkeypatch):
+    """One sample, 300 contexts, a prompt too long for the judge, 8 calls at once: a handful
+    of renders and calls, not one per context (before: 300 of each, all failing)."""
+    import localeval.prompts as prompting
+    from localeval.metrics import Context, parse_metrics, score_one
+    from localeval.types import Sample
+
+    renders = 0
+    real = prompting.render
+
+    def counted(*a: Any, **k: Any):
+        nonlocal renders
+        renders += 1
+        return real(*a, **k)
+
+    monkeypatch.setattr(prompting, "render", counted)
+    judge = _OversizeJudge(limit=2000)
+    sample = Sample(id="big", question="Where is it?", answer="In Paris.", reference="Paris.",
+                    contexts=[f"Context number {i} says something about Paris." for i in range(300)])
+    ctx = Context(judge=judge, fanout=8)
+    for metric in parse_metrics("context_precision,faithfulness"):
+        ctx.begin_sample()
+        score = score_one(metric, sample, ctx)
+        assert score.value is None and "longer than the judge context" in score.reason
+    assert judge.asks <= 2 * 8 and renders <= 2 * 8, (judge.asks, renders)
