@@ -20,6 +20,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -687,3 +688,48 @@ def test_many_contexts_with_fanout_stop_at_the_first_failure(monkeypatch):
         score = score_one(metric, sample, ctx)
         assert score.value is None and "longer than the judge context" in score.reason
     assert judge.asks <= 2 * 8 and renders <= 2 * 8, (judge.asks, renders)
+
+
+def test_sigterm_with_parallel_cancels_the_calls_in_flight(tiny_gguf, tmp_path):
+    """--parallel 4: SIGTERM while three samples of 30 contexts each are being judged ends the
+    run at once (exit 130) with the finished sample recorded. Before: it waited for every
+    sample in flight (here about a minute), then recorded none of them."""
+    rows = [{"id": "s0", "question": "Where?", "answer": "In Paris.", "reference": "Paris.",
+             "contexts": ["Paris."]}] + [
+        {"id": f"s{i}", "question": f"Where is landmark {i}?", "answer": f"In city {i}.",
+         "reference": f"City {i}.",
+         "contexts": [f"Landmark {i} fact {k} about city {k}." for k in range(30)]}
+        for i in range(1, 6)]
+    data, out = tmp_path / "data.jsonl", tmp_path / "out"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    # No logit bias: the untrained model fills each string to its bound, so calls are slow.
+    proc = subprocess.Popen([sys.executable, "-m", "localeval.cli", "run", str(data), "-m", METRIC,
+                             "--judge", str(tiny_gguf), "--parallel", "4", "--n-ctx", "2048",
+                             "-o", str(out), "--no-cache", "--quiet"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "LOCALEVAL_JUDGE_CHECK": "0"})
+    results = out / "results.jsonl"
+    deadline = time.time() + 120
+    while time.time() < deadline and proc.poll() is None and not (
+            results.exists() and results.read_text().count("\n") >= 1):
+        time.sleep(0.05)
+    assert proc.poll() is None, "the run ended before the signal; test data too small"
+    proc.send_signal(signal.SIGTERM)
+    t0 = time.perf_counter()
+    try:
+        _, err = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        pytest.fail("the run did not stop within 30 s of SIGTERM")
+    took = time.perf_counter() - t0
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "interrupted" in err
+    assert took < 10, took
+    summary = json.loads((out / "summary.json").read_text())
+    finished = summary["interrupted"]["finished"]
+    assert 1 <= finished < 6
+    records = [json.loads(x) for x in results.read_text().splitlines()]
+    assert [r["id"] for r in records] == [f"s{i}" for i in range(finished)]
+    assert all(METRIC in r["scores"] or "interrupt" not in str(r["errors"]) for r in records)
+    assert not (out / ".localeval.lock").exists()

@@ -167,6 +167,21 @@ class LlamaJudge(ChatTemplate, VerdictProbabilities, TokenSampler):
             finally:
                 self._llm.reset()
 
+    def interrupt(self) -> None:
+        """Cut the calls in flight short (``JudgeCallError``) and refuse new ones until ``resume``.
+
+        Batched judges only (``parallel`` > 1): the run calls it on Ctrl-C /
+        SIGTERM so that it ends within a decode step. A sequential judge's one
+        call is in the interrupted thread itself, so there is nothing to cut.
+        """
+        if self._engine is not None:
+            self._engine.interrupt()
+
+    def resume(self) -> None:
+        """Serve calls again after ``interrupt``."""
+        if self._engine is not None:
+            self._engine.resume()
+
     # -- identity -----------------------------------------------------------------
     def _fingerprint(self) -> str:
         import hashlib
