@@ -51,10 +51,12 @@ def default_cache_path() -> Path:
     return base / "localeval" / "cache.sqlite"
 
 
-def text_key(*parts: str) -> str:
+def text_key(*parts: str | Iterable[str]) -> str:
+    """sha256 of the texts, each ended by NUL; a part may be given as pieces that join to it."""
     h = hashlib.sha256()
     for p in parts:
-        h.update(p.encode("utf-8"))
+        for piece in (p,) if isinstance(p, str) else p:
+            h.update(piece.encode("utf-8"))
         h.update(b"\x00")
     return h.hexdigest()
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import csv
 import os
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterable, Mapping
 
 __all__ = ["CSV_FILE", "write_results_csv"]
 
@@ -24,8 +24,12 @@ CSV_FILE = "results.csv"
 
 
 def write_results_csv(path: str | os.PathLike[str],
-                      records: Sequence[Mapping[str, Any]]) -> Path:
-    """Write ``records`` (results.jsonl lines) as a CSV table at ``path``, atomically."""
+                      records: Iterable[Mapping[str, Any]]) -> Path:
+    """Write ``records`` (results.jsonl lines) as a CSV table at ``path``, atomically.
+
+    ``records`` is read twice (the metrics for the header, then the rows), so an
+    iterable that reads the file again on each pass serves without holding them.
+    """
     p = Path(path)
     metrics: dict[str, None] = {}
     for r in records:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
-from typing import IO, Any, Mapping
+from typing import IO, Any, Iterator, Mapping
 
 from localeval.results.content import content_fields
 from localeval.errors import UsageError, os_reason
@@ -45,7 +46,6 @@ class RunWriter:
         self._lock = FolderLock(self.dir)
         self.note = self._lock.acquire()
         self._f: IO[str] | None = None
-        self._records: list[Mapping[str, Any]] = []  # kept (they are small) for results.csv
 
     def start(self) -> None:
         """Open ``results.jsonl`` for this run (replacing an earlier run's)."""
@@ -63,7 +63,6 @@ class RunWriter:
         try:
             self._f.write(dumps_strict(record) + "\n")
             self._f.flush()
-            self._records.append(record)
         except OSError as e:
             raise UsageError(f"cannot write {self.dir / RESULTS_FILE}: {os_reason(e)}; "
                              "the lines written so far are kept") from None
@@ -75,7 +74,7 @@ class RunWriter:
             assert self._f is not None
             self._f.close()
             write_json(self.dir / SUMMARY_FILE, summary)
-            write_results_csv(self.dir / CSV_FILE, self._records)
+            write_results_csv(self.dir / CSV_FILE, _WrittenRecords(self.dir / RESULTS_FILE))
         except OSError as e:
             raise UsageError(f"cannot write {self.dir / SUMMARY_FILE}: {os_reason(e)}") from None
         finally:
@@ -86,6 +85,23 @@ class RunWriter:
         if self._f is not None and not self._f.closed:
             self._f.close()
         self._lock.release()
+
+
+class _WrittenRecords:
+    """The lines of ``results.jsonl`` read back, anew on each pass (results.csv makes two).
+
+    Read back rather than kept: a million samples' records held for results.csv
+    took about half a gigabyte. The file is this run's own strict JSON.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        with open(self.path, encoding="utf-8", newline="") as f:
+            for line in f:
+                if line.strip():
+                    yield json.loads(line)
 
 
 def _make_folder(d: Path) -> None:
