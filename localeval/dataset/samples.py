@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
@@ -220,7 +221,7 @@ def _coerce(f: str, v: Any, col: str) -> Any:
                                                       for x in v):
             v = dict(v)  # an Arrow map read by pandas: [(id, grade), ...]
         if isinstance(v, Mapping):
-            return {str(k): relevance_grade(k, g) for k, g in v.items()}
+            return {sys.intern(str(k)): relevance_grade(k, g) for k, g in v.items()}
         if isinstance(v, (list, tuple)):
             return {_id(x, i): 1.0 for i, x in enumerate(v)}
         raise ValueError(f"expected a list of ids or an id -> grade mapping, got {kind_of(v)}")
@@ -253,7 +254,7 @@ def _digits(n: int) -> int:
 def _id(x: Any, i: int) -> str:
     if isinstance(x, bool) or not isinstance(x, (str, int)):
         raise ValueError(f"item {i + 1} of the list is {kind_of(x)}, expected an id (string)")
-    return str(x)
+    return sys.intern(str(x))  # one string per document id, however many rankings name it
 
 
 def present_fields(samples: Sequence[Sample]) -> set[str]:
