@@ -215,7 +215,8 @@ def _coerce(f: str, v: Any, col: str) -> Any:
     if f == "retrieved_ids":
         if isinstance(v, (str, bytes)) or not isinstance(v, (list, tuple)):
             raise ValueError(f"expected a ranked list of ids, got {kind_of(v)}")
-        return [_id(x, i) for i, x in enumerate(v)]
+        ids = [_id(x, i) for i, x in enumerate(v)]
+        return ids.copy()  # allocated at its size: a grown list keeps a quarter spare
     if f == "relevant_ids":
         if isinstance(v, (list, tuple)) and v and all(isinstance(x, tuple) and len(x) == 2
                                                       for x in v):
@@ -226,6 +227,10 @@ def _coerce(f: str, v: Any, col: str) -> Any:
             return {_id(x, i): 1.0 for i, x in enumerate(v)}
         raise ValueError(f"expected a list of ids or an id -> grade mapping, got {kind_of(v)}")
     return v
+
+
+#: The usual grades as shared float objects: a million rankings need not hold a million 1.0s.
+_GRADES: dict[Any, float] = {i: float(i) for i in range(-10, 11)}
 
 
 def relevance_grade(k: Any, g: Any) -> float:
@@ -241,7 +246,8 @@ def relevance_grade(k: Any, g: Any) -> float:
             shown = str(g) if g.bit_length() <= 64 else f"a number of {_digits(g)} digits"
         raise ValueError(f"relevance grade of {k!r} is {shown}; grades must lie between "
                          f"-{MAX_GRADE} and {MAX_GRADE}")
-    return float(g)
+    shared = _GRADES.get(g)
+    return float(g) if shared is None else shared
 
 
 def _digits(n: int) -> int:
