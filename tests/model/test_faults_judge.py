@@ -733,3 +733,23 @@ def test_sigterm_with_parallel_cancels_the_calls_in_flight(tiny_gguf, tmp_path):
     assert [r["id"] for r in records] == [f"s{i}" for i in range(finished)]
     assert all(METRIC in r["scores"] or "interrupt" not in str(r["errors"]) for r in records)
     assert not (out / ".localeval.lock").exists()
+
+
+def test_an_interrupted_batched_judge_refuses_calls_until_resumed(tiny_gguf, bias):
+    """``interrupt`` (what the run calls on Ctrl-C) fails calls at once and caches none of them;
+    ``resume`` serves again: a Python caller's judge survives an interrupted run."""
+    from localeval.judge import LlamaJudge
+    from localeval.judge.llama.batch import CANCELLED
+
+    judge = LlamaJudge(tiny_gguf, n_ctx=1024, parallel=2, n_threads=1, logit_bias=bias)
+    cached = CachedJudge(judge, Cache(Path(os.environ["LOCALEVAL_CACHE"])))
+    req = JudgeRequest(step="x", messages=({"role": "user", "content": "Is Paris in France?"},),
+                       schema=Rating012)
+    try:
+        judge.interrupt()
+        with pytest.raises(JudgeCallError, match=CANCELLED):
+            cached.ask(req)
+        judge.resume()
+        assert cached.ask(req).cached is False  # the cancelled call was not stored
+    finally:
+        judge.close()
