@@ -45,10 +45,12 @@ def default_cache_path() -> Path:
     return base / "localeval" / "cache.sqlite"
 
 
-def text_key(*parts: str) -> str:
+def text_key(*parts: str | Iterable[str]) -> str:
+    """sha256 of the texts, each ended by NUL; a part may be given as pieces that join to it."""
     h = hashlib.sha256()
     for p in parts:
-        h.update(p.encode("utf-8"))
+        for piece in (p,) if isinstance(p, str) else p:
+            h.update(piece.encode("utf-8"))
         h.update(b"\x00")
     return h.hexdigest()
 
@@ -82,6 +84,11 @@ def _is_damage(e: sqlite3.DatabaseError) -> bool:
             or "malformed" in text or "not a database" in text)
 
 
+def _is_missing_table(e: sqlite3.DatabaseError) -> bool:
+    """A table of the schema is gone (dropped by hand or by another tool while open)."""
+    return isinstance(e, sqlite3.OperationalError) and "no such table" in str(e).lower()
+
+
 def _say(msg: str) -> None:
     # The cache sits below every caller that has a warning hook; a recovery is rare
     # and the user must see it, so it goes straight to stderr.
@@ -110,6 +117,7 @@ class Cache:
             raise UsageError(f"cannot create the folder of the cache file {self.path}: {why}; "
                              "pass --cache PATH or --no-cache") from None
         self._lock = threading.Lock()
+        self._recreated = False  # a dropped table was recreated (said once)
         self._db: sqlite3.Connection | None = None
         self._inode: int | None = None
         with self._lock:
@@ -197,14 +205,29 @@ class Cache:
             try:
                 return op(self._db)
             except sqlite3.DatabaseError as e:
-                if not _is_damage(e):
+                if _is_missing_table(e):
+                    self._recreate_tables(str(e))
+                elif not _is_damage(e):
                     raise self._fatal(e) from None
-                self._move_aside(str(e))
-                self._open()
+                else:
+                    self._move_aside(str(e))
+                    self._open()
                 try:
                     return op(self._db)  # type: ignore[arg-type]
                 except sqlite3.DatabaseError as e2:
                     raise self._fatal(e2) from None
+
+    def _recreate_tables(self, why: str) -> None:
+        """Create the schema's missing tables again (their entries are gone: recomputed)."""
+        assert self._db is not None
+        try:
+            self._db.executescript(_SCHEMA)
+        except sqlite3.DatabaseError as e:
+            raise self._fatal(e) from None
+        if not self._recreated:
+            self._recreated = True
+            self.warn(f"cache {self.path}: a table was removed while in use ({why}); recreated "
+                      "it, and its calls will be recomputed (further ones are not said)")
 
     def _bad_entry(self, what: str) -> None:
         self.bad_entries += 1

@@ -24,7 +24,7 @@ SAMPLE_FIELDS = (
 )
 
 
-@dataclass
+@dataclass(slots=True)  # no per-sample __dict__: a million samples are held at once
 class Sample:
     """One RAG interaction. Field names follow RAGAS v1; v2 names are accepted on load.
 
@@ -54,7 +54,7 @@ class Sample:
         return getattr(self, name, None) is not None
 
 
-@dataclass
+@dataclass(slots=True)
 class Score:
     """A metric's value for one sample, or the reason there is none.
 

@@ -86,14 +86,14 @@ def read_file(path: Path, fmt: str | None) -> Iterator[tuple[int, dict[str, Any]
         fmt = file_format(path, fmt)
         if fmt in ("parquet", "pq"):
             return _read_parquet(path)
+        if fmt in ("jsonl", "ndjson"):
+            return _read_jsonl_file(path)
         raw = path.read_bytes()
     except OSError as e:
         raise DataError(f"cannot read: {os_reason(e)}", file=str(path)) from None
     if not raw.strip():
         raise DataError("file is empty", file=str(path))
     text = _decode(raw, path)
-    if fmt in ("jsonl", "ndjson"):
-        return read_jsonl_rows(text, path)
     if fmt == "json":
         return _read_json(text, path)
     if fmt in CELL_FORMATS:
@@ -121,18 +121,64 @@ def read_jsonl_rows(text: str, source: str | os.PathLike[str], *,
     sets pass ``allow_non_finite`` to read NaN as other tools write it.
     """
     for n, line in enumerate(text.split("\n"), 1):
-        if not line.strip():
-            continue
-        try:
-            obj = loads_strict(line, allow_non_finite)
-        except json.JSONDecodeError as e:
-            raise DataError(f"malformed JSON: {e.msg} at column {e.colno}", file=str(source),
-                            row=n) from None
-        except ValueError as e:
-            raise DataError(str(e), file=str(source), row=n) from None
-        if not isinstance(obj, dict):
-            raise DataError(f"expected a JSON object, got {kind_of(obj)}", file=str(source), row=n)
-        yield n, obj
+        if line.strip():
+            yield n, _jsonl_record(line, n, source, allow_non_finite)
+
+
+def _read_jsonl_file(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line, object) of a JSONL file read one line at a time.
+
+    Only the line being parsed is in memory beside the records already made:
+    the file's bytes, its text and its list of lines were all held at once
+    before (a 200 MB line took 19 times its size). A line too large for the
+    memory left is one DataError naming it.
+    """
+    src, offset, seen = str(path), 0, False
+    try:
+        f = open(path, "rb")
+    except OSError as e:
+        raise DataError(f"cannot read: {os_reason(e)}", file=src) from None
+    with f:
+        for n, raw in enumerate(f, 1):  # binary lines end at b"\n" only, as JSONL's do
+            try:
+                line = raw.decode("utf-8-sig" if n == 1 else "utf-8")
+            except UnicodeDecodeError as e:
+                raise DataError(f"not valid UTF-8 (byte 0x{raw[e.start]:02x} at offset "
+                                f"{offset + e.start}); save the file as UTF-8", file=src,
+                                row=n) from None
+            except MemoryError:
+                raise _too_large(src, n, len(raw)) from None
+            offset += len(raw)
+            del raw
+            if not line or line.isspace():  # no strip(): that would copy a long line
+                continue
+            seen = True
+            yield n, _jsonl_record(line, n, src, False)
+    if not seen:
+        raise DataError("file is empty", file=src)
+
+
+def _jsonl_record(line: str, n: int, source: str | os.PathLike[str],
+                  allow_non_finite: bool) -> dict[str, Any]:
+    """The object on JSONL line ``n``; a DataError naming the line when it is not one."""
+    try:
+        obj = loads_strict(line, allow_non_finite)
+    except json.JSONDecodeError as e:
+        raise DataError(f"malformed JSON: {e.msg} at column {e.colno}", file=str(source),
+                        row=n) from None
+    except MemoryError:
+        raise _too_large(str(source), n, len(line)) from None
+    except ValueError as e:
+        raise DataError(str(e), file=str(source), row=n) from None
+    if not isinstance(obj, dict):
+        raise DataError(f"expected a JSON object, got {kind_of(obj)}", file=str(source), row=n)
+    return obj
+
+
+def _too_large(source: str, n: int, size: int) -> DataError:
+    return DataError(f"line too large to read ({size:,} bytes; the memory ran out): split the "
+                     "long value or the file, or give this process more memory",
+                     file=source, row=n)
 
 
 def _read_json(text: str, path: Path) -> Iterator[tuple[int, dict[str, Any]]]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
@@ -214,17 +215,22 @@ def _coerce(f: str, v: Any, col: str) -> Any:
     if f == "retrieved_ids":
         if isinstance(v, (str, bytes)) or not isinstance(v, (list, tuple)):
             raise ValueError(f"expected a ranked list of ids, got {kind_of(v)}")
-        return [_id(x, i) for i, x in enumerate(v)]
+        ids = [_id(x, i) for i, x in enumerate(v)]
+        return ids.copy()  # allocated at its size: a grown list keeps a quarter spare
     if f == "relevant_ids":
         if isinstance(v, (list, tuple)) and v and all(isinstance(x, tuple) and len(x) == 2
                                                       for x in v):
             v = dict(v)  # an Arrow map read by pandas: [(id, grade), ...]
         if isinstance(v, Mapping):
-            return {str(k): relevance_grade(k, g) for k, g in v.items()}
+            return {sys.intern(str(k)): relevance_grade(k, g) for k, g in v.items()}
         if isinstance(v, (list, tuple)):
             return {_id(x, i): 1.0 for i, x in enumerate(v)}
         raise ValueError(f"expected a list of ids or an id -> grade mapping, got {kind_of(v)}")
     return v
+
+
+#: The usual grades as shared float objects: a million rankings need not hold a million 1.0s.
+_GRADES: dict[Any, float] = {i: float(i) for i in range(-10, 11)}
 
 
 def relevance_grade(k: Any, g: Any) -> float:
@@ -240,7 +246,8 @@ def relevance_grade(k: Any, g: Any) -> float:
             shown = str(g) if g.bit_length() <= 64 else f"a number of {_digits(g)} digits"
         raise ValueError(f"relevance grade of {k!r} is {shown}; grades must lie between "
                          f"-{MAX_GRADE} and {MAX_GRADE}")
-    return float(g)
+    shared = _GRADES.get(g)
+    return float(g) if shared is None else shared
 
 
 def _digits(n: int) -> int:
@@ -253,7 +260,7 @@ def _digits(n: int) -> int:
 def _id(x: Any, i: int) -> str:
     if isinstance(x, bool) or not isinstance(x, (str, int)):
         raise ValueError(f"item {i + 1} of the list is {kind_of(x)}, expected an id (string)")
-    return str(x)
+    return sys.intern(str(x))  # one string per document id, however many rankings name it
 
 
 def present_fields(samples: Sequence[Sample]) -> set[str]:

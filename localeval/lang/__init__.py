@@ -10,6 +10,7 @@ _WHERE = {
     "check_bleu_tokenizer": ".tokenize",
     "detect_lang": ".detect",
     "normalise": ".matching",
+    "normalised_pieces": ".matching",
     "porter_stem": ".tokenize",
     "resolve_lang": ".detect",
     "rouge_tokens": ".tokenize",

@@ -73,15 +73,34 @@ class Context:
         """``[fn(x) for x in items]``; in up to ``fanout`` threads when the judge allows.
 
         Results come back in order, and the first exception in item order is
-        raised, so a metric scores the same either way. With fan-out the calls
-        after a failing one are still made (and counted in usage).
+        raised, so a metric scores the same either way. With fan-out at most
+        ``fanout`` items are in flight, and once one has failed no further item
+        starts: a failure that every call of the sample would meet (a prompt
+        longer than the judge's context, an interrupted judge) costs a few
+        calls, not one per context, as in sequence it costs one.
         """
         items = list(items)
         if self.fanout <= 1 or len(items) <= 1:
             return [fn(x) for x in items]
+        room = threading.Semaphore(self.fanout)
+        failed = threading.Event()
+
+        def settle(f: Future) -> None:
+            if f.exception() is not None:
+                failed.set()
+            room.release()
+
+        futures: list[Future] = []
         with ThreadPoolExecutor(max_workers=min(self.fanout, len(items)),
                                 thread_name_prefix="localeval-step") as ex:
-            futures = [ex.submit(fn, x) for x in items]
+            for x in items:
+                room.acquire()
+                if failed.is_set():
+                    room.release()
+                    break
+                f = ex.submit(fn, x)
+                f.add_done_callback(settle)
+                futures.append(f)
         return [f.result() for f in futures]
 
     def add_usage(self, usage: Usage) -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from localeval.cache import text_key
-from localeval.lang import normalise
+from localeval.lang import normalised_pieces
 
 __all__ = ["CONTENT_FIELDS", "content_hash", "content_fields"]
 
@@ -34,7 +34,7 @@ def content_hash(texts: Sequence[str]) -> str:
     Uses the cache's ``text_key`` (the one sha256-of-texts in localeval) over
     the normalised texts.
     """
-    return text_key(*(normalise(t) for t in texts))[:_HASH_CHARS]
+    return text_key(*(normalised_pieces(t) for t in texts))[:_HASH_CHARS]
 
 
 def content_fields(question: Any, contexts: Any, answer: Any) -> dict[str, str]:

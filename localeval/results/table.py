@@ -20,7 +20,7 @@ from __future__ import annotations
 import csv
 import os
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterable, Mapping
 
 from localeval.results.files import atomic_file
 
@@ -45,8 +45,12 @@ def spreadsheet_cell(value: Any) -> Any:
 
 
 def write_results_csv(path: str | os.PathLike[str],
-                      records: Sequence[Mapping[str, Any]]) -> Path:
-    """Write ``records`` (results.jsonl lines) as a CSV table at ``path``, atomically."""
+                      records: Iterable[Mapping[str, Any]]) -> Path:
+    """Write ``records`` (results.jsonl lines) as a CSV table at ``path``, atomically.
+
+    ``records`` is read twice (the metrics for the header, then the rows), so an
+    iterable that reads the file again on each pass serves without holding them.
+    """
     p = Path(path)
     metrics: dict[str, None] = {}
     for r in records:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 from localeval.results.content import content_fields
 from localeval.errors import OutputError, UsageError, os_reason
@@ -51,7 +52,7 @@ class RunWriter:
         self._fd: int | None = None
         self._size = 0  # bytes of whole lines written: where a failed write is cut back to
         self._failed = False
-        self._records: list[Mapping[str, Any]] = []  # kept (they are small) for results.csv
+        self._lines = 0
 
     @property
     def results_path(self) -> Path:
@@ -82,9 +83,9 @@ class RunWriter:
                 os.ftruncate(self._fd, self._size)
                 os.lseek(self._fd, self._size, os.SEEK_SET)
             raise OutputError(f"cannot write {self.results_path}: {os_reason(e)}; the "
-                              f"{len(self._records)} lines written so far are kept") from None
+                              f"{self._lines} lines written so far are kept") from None
         self._size += len(data)
-        self._records.append(record)
+        self._lines += 1
 
     def close(self, summary: Mapping[str, Any]) -> None:
         """Close ``results.jsonl``, write ``summary.json`` and results.csv, let go of the folder.
@@ -99,7 +100,7 @@ class RunWriter:
             self._close_results()
             try:
                 write_json(self.dir / SUMMARY_FILE, summary)
-                write_results_csv(self.dir / CSV_FILE, self._records)
+                write_results_csv(self.dir / CSV_FILE, _WrittenRecords(self.results_path))
             except OutputError:
                 if not self._failed:
                     raise
@@ -119,6 +120,23 @@ class RunWriter:
 
 # results.jsonl is written as bytes (UTF-8, ``\n`` line ends) on every system
 _O_BINARY = getattr(os, "O_BINARY", 0)
+
+
+class _WrittenRecords:
+    """The lines of ``results.jsonl`` read back, anew on each pass (results.csv makes two).
+
+    Read back rather than kept: a million samples' records held for results.csv
+    took about half a gigabyte. The file is this run's own strict JSON.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        with open(self.path, encoding="utf-8", newline="") as f:
+            for line in f:
+                if line.strip():
+                    yield json.loads(line)
 
 
 def make_output_folder(d: Path) -> None:

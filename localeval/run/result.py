@@ -103,11 +103,29 @@ def write_reports(out: Path, summary: Mapping[str, Any], samples: Sequence[Sampl
     from localeval.report import write_html_report, write_markdown_report
 
     try:
-        records = [sample_record(s, sc) for s, sc in zip(samples, scores)]
-        write_html_report(out, dict(summary), records, samples)
+        write_html_report(out, dict(summary), _Records(samples, scores), samples)
         write_markdown_report(out, dict(summary))
     except OutputError as e:  # a full disk: the message names the file
         warn(f"{e}; results.jsonl and summary.json are complete in {out}")
     except (RecursionError, ValueError, TypeError, OSError) as e:
         warn(f"report.html/summary.md not written ({type(e).__name__}: {e}); "
              f"results.jsonl and summary.json are complete in {out}")
+
+
+class _Records(Sequence[Mapping[str, Any]]):
+    """The ``results.jsonl`` lines of ``samples``, each built when it is read.
+
+    The report reads every record a few times but keeps only the few it shows;
+    building them all at once for it took most of a million-sample run's memory.
+    """
+
+    def __init__(self, samples: Sequence[Sample], scores: Sequence[Mapping[str, Score]]) -> None:
+        self.samples, self.scores = samples, scores
+
+    def __len__(self) -> int:
+        return min(len(self.samples), len(self.scores))
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        return sample_record(self.samples[i], self.scores[i])

@@ -217,6 +217,7 @@ def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes
     if writer is not None:
         writer.start()
     bar = None
+    stream = None
     finished = 0
     try:
         from localeval.run.progress import RunProgress
@@ -238,6 +239,8 @@ def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes
     finally:
         if bar:
             bar.close()
+        # A strategy with samples in flight stops them now, not at the interpreter's exit.
+        getattr(stream, "close", lambda: None)()
         interrupted = finished < len(samples)
         done = samples[:finished] if interrupted else samples
         summary = build_summary(chosen, scores[: len(done)], ctx, seed, verdicts, lang,

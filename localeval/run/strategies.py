@@ -146,22 +146,54 @@ def threaded_stream(samples: Sequence[Sample], metrics: Sequence[Metric], ctx: C
     in_process = isinstance(_unwrapped(ctx.judge), LlamaJudge)
     threads = samples_in_flight(threads, len(metrics), at_least=1 if in_process else 2)
     window = 2 * threads
-    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="localeval-judge") as ex:
-        pending: list[Future[tuple[dict[str, Score], Context]]] = []
-        it = iter(samples)
-        try:
-            for s in it:
-                pending.append(ex.submit(one, s))
-                if len(pending) >= window:
-                    break
-            while pending:
-                scores, c = pending.pop(0).result()
-                ctx.usage.add(c.usage)
-                ctx.prompt_versions.update(c.prompt_versions)
-                nxt = next(it, None)
-                if nxt is not None:
-                    pending.append(ex.submit(one, nxt))
-                yield scores
-        finally:
-            for f in pending:
-                f.cancel()
+    ready: list[tuple[dict[str, Score], Context]] = []
+    interrupted = stopped = False
+    try:
+        with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="localeval-judge") as ex:
+            pending: list[Future[tuple[dict[str, Score], Context]]] = []
+            it = iter(samples)
+            try:
+                for s in it:
+                    pending.append(ex.submit(one, s))
+                    if len(pending) >= window:
+                        break
+                while pending:
+                    scores, c = pending[0].result()
+                    pending.pop(0)
+                    ctx.usage.add(c.usage)
+                    ctx.prompt_versions.update(c.prompt_versions)
+                    nxt = next(it, None)
+                    if nxt is not None:
+                        pending.append(ex.submit(one, nxt))
+                    yield scores
+            except KeyboardInterrupt:
+                # Ctrl-C / SIGTERM: the samples that finished before it are still recorded.
+                interrupted = True
+                for f in pending:
+                    if not f.done() or f.exception() is not None:
+                        break
+                    ready.append(f.result())
+            finally:
+                for f in pending:
+                    f.cancel()
+                # Leaving with samples still running (interrupted, or the caller stopped
+                # reading): cut their judge calls short, or the executor would wait for them.
+                stopped = any(not f.done() for f in pending) and _interrupt_calls(ctx.judge)
+    finally:
+        if stopped:
+            _unwrapped(ctx.judge).resume()
+    for scores, c in ready:
+        ctx.usage.add(c.usage)
+        ctx.prompt_versions.update(c.prompt_versions)
+        yield scores
+    if interrupted:
+        raise KeyboardInterrupt
+
+
+def _interrupt_calls(judge: Any) -> bool:
+    """Ask a judge that can (``LlamaJudge.interrupt``) to fail its calls in flight; whether it did."""
+    inner = _unwrapped(judge)
+    if not callable(getattr(inner, "interrupt", None)):
+        return False
+    inner.interrupt()
+    return True

@@ -20,6 +20,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -642,3 +643,153 @@ def test_an_http_call_refused_for_its_request_counts_the_call(server, tmp_path):
     with pytest.raises(JudgeCallError) as e:
         ask(CachedJudge(HttpJudge(srv.url, retries=1, backoff=0.01), Cache(tmp_path / "c.sqlite")))
     assert e.value.usage.calls == 1 and not e.value.decided
+
+
+# -- batched judging: option ranges, interrupts, many contexts; a cache table dropped ----------
+@pytest.mark.parametrize("extra, says", [
+    (("--parallel", "300"), ("--parallel 300", "1 to 256")),             # llama.cpp's max sequences
+    (("--parallel", "100", "--n-ctx", "64"), ("--parallel 100", "1 to 64", "--n-ctx")),
+], ids=["above llama.cpp's sequences", "above what --n-ctx holds"])
+def test_parallel_out_of_range_is_exit_2_before_the_model_loads(extra, says, tiny_gguf, data_file,
+                                                                tmp_path):
+    """Before: exit 3 "could not load the model", or GGML_ASSERT, a backtrace and a stale lock."""
+    out = tmp_path / "out"
+    proc = run_cli(data_file, str(tiny_gguf), out, tmp_path / "c.sqlite", *extra)
+    err = assert_contract(proc, 2, *says)
+    assert "GGML" not in proc.stderr and "could not load" not in err
+    assert not (out / ".localeval.lock").exists()
+
+
+def test_parallel_at_the_limit_of_n_ctx_loads(tiny_gguf):
+    from localeval.judge import LlamaJudge
+
+    LlamaJudge(tiny_gguf, n_ctx=64, parallel=64, n_threads=1).close()
+
+
+def test_cache_table_dropped_mid_run_is_recreated_once_with_a_warning(tmp_path):
+    """Before: ``no such table: judge_calls`` was a CacheError (exit 3)."""
+    path = tmp_path / "c.sqlite"
+    c = Cache(path, on_warning=(said := []).append)
+    c.put_call("k1", "j", "s", {"output": {"x": 1}})
+    c.put_vectors("e", {"v": np.ones(4, np.float32) / 2})
+    _sql("DROP TABLE judge_calls", "DROP TABLE embeddings")(path)
+    assert c.get_call("k1") is None  # a miss: the call is asked again
+    c.put_call("k2", "j", "s", {"output": {"x": 2}})
+    assert c.get_call("k2") == {"output": {"x": 2}}
+    assert c.get_vectors("e", ["v"]) == {}
+    _sql("DROP TABLE judge_calls")(path)
+    c.put_call("k3", "j", "s", {"output": {"x": 3}})
+    assert c.get_call("k3") == {"output": {"x": 3}}
+    assert len(said) == 1 and str(path) in said[0] and "recreated" in said[0], said
+
+
+class _OversizeJudge:
+    """Refuses every prompt over ``limit`` characters as ``LlamaJudge`` does; counts asks."""
+
+    name = fingerprint = "oversize"
+    capacity = 8
+
+    def __init__(self, limit: int) -> None:
+        self.limit, self.asks = limit, 0
+        self._lock = threading.Lock()
+
+    def ask(self, request: JudgeRequest):
+        with self._lock:
+            self.asks += 1
+        size = sum(len(m["content"]) for m in request.messages)
+        if size > self.limit:
+            raise JudgeCallError(f"prompt is {size} tokens, longer than the judge context of "
+                                 f"{self.limit} tokens")
+        return RandomJudge(0).ask(request)
+
+
+def test_many_contexts_with_fanout_stop_at_the_first_failure(monkeypatch):
+    """One sample, 300 contexts, a prompt too long for the judge, 8 calls at once: a handful
+    of renders and calls, not one per context (before: 300 of each, all failing)."""
+    import localeval.prompts as prompting
+    from localeval.metrics import Context, parse_metrics, score_one
+    from localeval.types import Sample
+
+    renders = 0
+    real = prompting.render
+
+    def counted(*a: Any, **k: Any):
+        nonlocal renders
+        renders += 1
+        return real(*a, **k)
+
+    monkeypatch.setattr(prompting, "render", counted)
+    judge = _OversizeJudge(limit=2000)
+    sample = Sample(id="big", question="Where is it?", answer="In Paris.", reference="Paris.",
+                    contexts=[f"Context number {i} says something about Paris." for i in range(300)])
+    ctx = Context(judge=judge, fanout=8)
+    for metric in parse_metrics("context_precision,faithfulness"):
+        ctx.begin_sample()
+        score = score_one(metric, sample, ctx)
+        assert score.value is None and "longer than the judge context" in score.reason
+    assert judge.asks <= 2 * 8 and renders <= 2 * 8, (judge.asks, renders)
+
+
+def test_sigterm_with_parallel_cancels_the_calls_in_flight(tiny_gguf, tmp_path):
+    """--parallel 4: SIGTERM while three samples of 30 contexts each are being judged ends the
+    run at once (exit 130) with the finished sample recorded. Before: it waited for every
+    sample in flight (here about a minute), then recorded none of them."""
+    rows = [{"id": "s0", "question": "Where?", "answer": "In Paris.", "reference": "Paris.",
+             "contexts": ["Paris."]}] + [
+        {"id": f"s{i}", "question": f"Where is landmark {i}?", "answer": f"In city {i}.",
+         "reference": f"City {i}.",
+         "contexts": [f"Landmark {i} fact {k} about city {k}." for k in range(30)]}
+        for i in range(1, 6)]
+    data, out = tmp_path / "data.jsonl", tmp_path / "out"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    # No logit bias: the untrained model fills each string to its bound, so calls are slow.
+    proc = subprocess.Popen([sys.executable, "-m", "localeval.cli", "run", str(data), "-m", METRIC,
+                             "--judge", str(tiny_gguf), "--parallel", "4", "--n-ctx", "2048",
+                             "-o", str(out), "--no-cache", "--quiet"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "LOCALEVAL_JUDGE_CHECK": "0"})
+    results = out / "results.jsonl"
+    deadline = time.time() + 120
+    while time.time() < deadline and proc.poll() is None and not (
+            results.exists() and results.read_text().count("\n") >= 1):
+        time.sleep(0.05)
+    assert proc.poll() is None, "the run ended before the signal; test data too small"
+    proc.send_signal(signal.SIGTERM)
+    t0 = time.perf_counter()
+    try:
+        _, err = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        pytest.fail("the run did not stop within 30 s of SIGTERM")
+    took = time.perf_counter() - t0
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "interrupted" in err
+    assert took < 10, took
+    summary = json.loads((out / "summary.json").read_text())
+    finished = summary["interrupted"]["finished"]
+    assert 1 <= finished < 6
+    records = [json.loads(x) for x in results.read_text().splitlines()]
+    assert [r["id"] for r in records] == [f"s{i}" for i in range(finished)]
+    assert all(METRIC in r["scores"] or "interrupt" not in str(r["errors"]) for r in records)
+    assert not (out / ".localeval.lock").exists()
+
+
+def test_an_interrupted_batched_judge_refuses_calls_until_resumed(tiny_gguf, bias):
+    """``interrupt`` (what the run calls on Ctrl-C) fails calls at once and caches none of them;
+    ``resume`` serves again: a Python caller's judge survives an interrupted run."""
+    from localeval.judge import LlamaJudge
+    from localeval.judge.llama.batch import CANCELLED
+
+    judge = LlamaJudge(tiny_gguf, n_ctx=1024, parallel=2, n_threads=1, logit_bias=bias)
+    cached = CachedJudge(judge, Cache(Path(os.environ["LOCALEVAL_CACHE"])))
+    req = JudgeRequest(step="x", messages=({"role": "user", "content": "Is Paris in France?"},),
+                       schema=Rating012)
+    try:
+        judge.interrupt()
+        with pytest.raises(JudgeCallError, match=CANCELLED):
+            cached.ask(req)
+        judge.resume()
+        assert cached.ask(req).cached is False  # the cancelled call was not stored
+    finally:
+        judge.close()

@@ -21,7 +21,7 @@ import pytest
 import localeval
 from localeval.cache import Cache
 from localeval.cli.example import example_path
-from localeval.errors import JudgeCallError
+from localeval.errors import JudgeCallError, UsageError
 from localeval.judge import CachedJudge, JudgeRequest, LlamaJudge, load_judge
 from localeval.judge.llama.batch import common_prefix
 from localeval.metrics.schemas import ALL_SCHEMAS, ContextVerdict, Rating012, Statements
@@ -151,7 +151,7 @@ def test_a_failing_call_fails_alone(tiny_gguf):
 
 
 def test_parallel_is_validated_and_defaults_from_the_hardware(tiny_gguf):
-    with pytest.raises(ValueError, match="parallel"):
+    with pytest.raises(UsageError, match="--parallel 0 is out of range"):
         LlamaJudge(tiny_gguf, parallel=0)
     j = load_judge(str(tiny_gguf), parallel="auto", n_ctx=512)
     try:

@@ -24,6 +24,8 @@ from typing import Callable
 
 import pytest
 
+from localeval.errors import DataError
+
 ROOT = os.geteuid() == 0 if hasattr(os, "geteuid") else False
 
 
@@ -442,3 +444,58 @@ def test_second_real_run_while_the_first_is_scoring(tiny_gguf, bias, tmp_path):
     records = assert_run_data(out, strict_loads((out / "summary.json").read_text())
                               ["interrupted"]["finished"])
     assert records and all(r["id"].startswith("a") for r in records)
+
+
+# -- memory at scale: the loader streams, long texts are hashed in pieces -------------------
+def test_jsonl_is_read_line_by_line(tmp_path):
+    """The first record comes before the rest of the file is read (before: the whole file's
+    bytes, its text and its list of lines were held at once, 19 times a long line's size)."""
+    from localeval.dataset.formats import read_file
+
+    p = tmp_path / "d.jsonl"
+    p.write_bytes(b'{"id": "a", "answer": "x"}\n' + b"\xff" * 10 + b"\n")
+    rows = read_file(p, None)
+    assert next(rows) == (1, {"id": "a", "answer": "x"})
+    with pytest.raises(DataError, match="not valid UTF-8") as e:
+        next(rows)
+    assert e.value.row == 2
+
+
+def test_a_line_too_large_for_memory_is_one_message(tmp_path, monkeypatch):
+    import localeval.dataset.formats as formats
+    from localeval.dataset import load_dataset
+
+    p = tmp_path / "d.jsonl"
+    p.write_text('{"id": "a", "answer": "x"}\n{"id": "b", "answer": "' + "y" * 1000 + '"}\n')
+    real = formats.loads_strict
+
+    def short_of_memory(text: str, *a):
+        if len(text) > 500:
+            raise MemoryError
+        return real(text, *a)
+
+    monkeypatch.setattr(formats, "loads_strict", short_of_memory)
+    with pytest.raises(DataError, match="line too large to read") as e:
+        load_dataset(p)
+    assert e.value.row == 2 and str(p) in str(e.value)
+
+
+def test_content_hash_of_a_long_text_holds_no_copy_per_word():
+    """A 4 MB context is hashed in pieces: memory bounded by the piece, not the text (before:
+    the white space collapse of the whole text made one string per word, about 70 MB here)."""
+    import tracemalloc
+
+    from localeval.lang import normalise, normalised_pieces
+    from localeval.results import content_hash
+
+    text = "Ünïcode  words and\tmore, ＦＵＬＬ width. " * 100_000
+    tracemalloc.start()
+    try:
+        content_hash([text])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * 2**20, peak
+    small = text[:5000] + "  !!  "
+    assert "".join(normalised_pieces(small, size=7)) == normalise(small)
+    assert content_hash([text]) == content_hash([text + " "])  # outer space is stripped

@@ -45,11 +45,14 @@ import numpy as np
 from localeval.errors import JudgeCallError
 from localeval.judge.llama.decode_plan import EngineStats, padded_rows
 from localeval.judge.llama.sampler import Decoding, Generation
-from localeval.judge.llama.slots import FORK_MIN, Job, Slot, common_prefix
+from localeval.judge.llama.slots import FORK_MIN, Job, Slot, common_prefix, should_wait
 
 __all__ = ["BatchEngine", "common_prefix"]
 
 T = TypeVar("T")
+
+#: What a call cut short by ``BatchEngine.interrupt`` raises (never cached: not a verdict).
+CANCELLED = "judge call cancelled: the run was interrupted"
 
 
 class BatchEngine:
@@ -79,6 +82,7 @@ class BatchEngine:
         self._exclusive: deque[tuple[Callable[[], Any], Future]] = deque()
         self._cond = threading.Condition()
         self._closed = False
+        self._interrupted = False  # calls refused and cut short until ``resume``
         self._clock = 0
         #: where the decode thread's time goes, for the benchmark (``scripts/bench_parallel.py``)
         self.stats = EngineStats()
@@ -122,12 +126,33 @@ class BatchEngine:
             for s in self._slots:
                 self._empty(s)
 
+    def interrupt(self) -> None:
+        """Fail every queued and running call with ``CANCELLED``, and new ones until ``resume``.
+
+        For Ctrl-C / SIGTERM: the run stops within one decode step instead of
+        finishing every sample in flight. The decode thread fails the running
+        calls (it owns their slots); the queued ones are failed here.
+        """
+        err = JudgeCallError(CANCELLED)
+        with self._cond:
+            self._interrupted = True
+            while self._queue:
+                self._queue.popleft().future.set_exception(err)
+            self._cond.notify()
+
+    def resume(self) -> None:
+        """Accept calls again after ``interrupt``."""
+        with self._cond:
+            self._interrupted = False
+
     def _submit(self, job: Job) -> Any:
         if not job.prompt:
             raise JudgeCallError("empty prompt")
         with self._cond:
             if self._closed:
                 raise JudgeCallError("the judge is closed")
+            if self._interrupted:
+                raise JudgeCallError(CANCELLED)
             self._queue.append(job)
             self._cond.notify()
         return job.future.result()
@@ -155,8 +180,13 @@ class BatchEngine:
                 task = self._exclusive.popleft() if self._exclusive and not self._live() else None
                 if task is None and self._closed and not self._queue and not self._live():
                     return
+                cancel = self._interrupted
                 # A pending ``exclusive`` call waits for the calls in flight, not for new ones.
-                admitted = [] if self._exclusive or task else self._admit()
+                admitted = [] if self._exclusive or task or cancel else self._admit()
+            if cancel and task is None:
+                for s in self._live():
+                    self._fail(s, JudgeCallError(CANCELLED))
+                continue
             if task is not None:
                 self._run_exclusive(*task)
                 continue
@@ -179,7 +209,7 @@ class BatchEngine:
             if not free:
                 break
             job = self._queue.popleft()
-            if self._should_wait(job, admitted):
+            if should_wait(job, self._slots, admitted):
                 self.stats.waits += 1
                 later.append(job)
                 continue
@@ -218,29 +248,6 @@ class BatchEngine:
             admitted.append(job)
         self._queue.extendleft(reversed(later))  # still first in line, in their order
         return admitted
-
-    def _should_wait(self, job: Job, admitted: list[Job]) -> bool:
-        """Whether ``job`` should wait for a prompt now being evaluated in another slot.
-
-        A sample's calls arrive together and share its long prefix (system
-        text, the sample, often the step's instruction and example). Started
-        at once, each would evaluate that prefix itself; waiting until the
-        first one has it in its slot lets the others copy it instead
-        (``FORK_MIN`` tokens or more saved). On a CPU prompt evaluation is
-        compute-bound, so the wait costs nothing that evaluating it again would
-        not cost more. Never waits on a prefix that is already cached.
-        """
-        limit = len(job.prompt) - 1
-        cached = max((min(common_prefix(s.tokens, job.prompt), limit) for s in self._slots
-                      if s.job is None or s.job not in admitted), default=0)
-        for s in self._slots:
-            other = s.job
-            if other is None or other.generating:
-                continue
-            coming = min(common_prefix(other.prompt, job.prompt), limit)
-            if coming >= cached + FORK_MIN:
-                return True
-        return False
 
     def _start(self, job: Job) -> None:
         if not job.logits_only:

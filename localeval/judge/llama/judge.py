@@ -20,7 +20,7 @@ from typing import Any, Callable, Sequence, TypeVar
 import numpy as np
 
 from localeval.catalog import file_sha256, hash_memo_path, read_gguf_metadata
-from localeval.errors import JudgeCallError, ModelError
+from localeval.errors import JudgeCallError, ModelError, UsageError
 from localeval.judge.base import JudgeReply, JudgeRequest, Usage
 from localeval.judge.grammar import TOKENS_PER_CHAR, allowed_values, max_tokens_for, schema_to_gbnf
 from localeval.judge.llama.chat import ChatTemplate
@@ -39,6 +39,9 @@ __all__ = ["LlamaJudge", "DEFAULT_MAX_CTX", "GENERATION_VERSION"]
 DEFAULT_MAX_CTX = 8192
 #: Bumped when a change here can change outputs for the same model and request.
 GENERATION_VERSION = "1"
+#: Sequences one llama.cpp context decodes together (``LLAMA_MAX_SEQ`` in the bundled
+#: llama.cpp's src/llama-cparams.h; above it the context cannot be created).
+MAX_SEQUENCES = 256
 
 
 class LlamaJudge(ChatTemplate, VerdictProbabilities, TokenSampler):
@@ -87,8 +90,6 @@ class LlamaJudge(ChatTemplate, VerdictProbabilities, TokenSampler):
         if grammar_mode not in ("check-first", "full"):
             raise ValueError("grammar_mode must be 'check-first' or 'full'")
         self.grammar_mode = grammar_mode
-        if int(parallel) < 1:
-            raise ValueError("parallel must be at least 1")
         self.parallel = int(parallel)
         self._engine: BatchEngine | None = None
         self._tls = threading.local()
@@ -100,6 +101,8 @@ class LlamaJudge(ChatTemplate, VerdictProbabilities, TokenSampler):
 
         trained = int(self.meta.get("context_length") or 0) or max_ctx
         self.n_ctx = int(n_ctx) if n_ctx else min(trained, max_ctx)
+        n_batch = min(n_batch, self.n_ctx)
+        _check_parallel(self.parallel, self.n_ctx, n_batch)
         threads = int(n_threads) if n_threads else available_cores()
         threads_batch = int(n_threads_batch) if n_threads_batch else threads
 
@@ -117,7 +120,6 @@ class LlamaJudge(ChatTemplate, VerdictProbabilities, TokenSampler):
         # Batched: one KV stream per sequence (see batch.py for why not a unified cache).
         context = ({"n_seq_max": self.parallel, "kv_unified": False}
                    if self.parallel > 1 else None)
-        n_batch = min(n_batch, self.n_ctx)
         try:
             self._llm = new_llama(
                 extra_buffers, context,
@@ -164,6 +166,21 @@ class LlamaJudge(ChatTemplate, VerdictProbabilities, TokenSampler):
                 return fn()
             finally:
                 self._llm.reset()
+
+    def interrupt(self) -> None:
+        """Cut the calls in flight short (``JudgeCallError``) and refuse new ones until ``resume``.
+
+        Batched judges only (``parallel`` > 1): the run calls it on Ctrl-C /
+        SIGTERM so that it ends within a decode step. A sequential judge's one
+        call is in the interrupted thread itself, so there is nothing to cut.
+        """
+        if self._engine is not None:
+            self._engine.interrupt()
+
+    def resume(self) -> None:
+        """Serve calls again after ``interrupt``."""
+        if self._engine is not None:
+            self._engine.resume()
 
     # -- identity -----------------------------------------------------------------
     def _fingerprint(self) -> str:
@@ -272,4 +289,24 @@ class LlamaJudge(ChatTemplate, VerdictProbabilities, TokenSampler):
 
     def __repr__(self) -> str:
         return f"LlamaJudge({str(self.path)!r}, n_ctx={self.n_ctx})"
+
+
+def _check_parallel(parallel: int, n_ctx: int, n_batch: int) -> None:
+    """UsageError unless llama.cpp can decode ``parallel`` sequences together.
+
+    Checked before the model loads: above ``MAX_SEQUENCES`` llama.cpp cannot
+    create the context, and with more sequences than a batch has rows
+    (``n_batch``, at most the context) it aborts the process in a GGML_ASSERT
+    while reserving its compute graph, leaving a backtrace and the output
+    folder's lock behind.
+    """
+    limit = min(MAX_SEQUENCES, n_batch)
+    if 1 <= parallel <= limit:
+        return
+    if parallel >= 1 and limit < MAX_SEQUENCES:
+        raise UsageError(f"--parallel {parallel} is out of range: with a judge context of "
+                         f"{n_ctx} tokens (--n-ctx) llama.cpp decodes at most {limit} sequences "
+                         f"together; use --parallel 1 to {limit} or a larger --n-ctx")
+    raise UsageError(f"--parallel {parallel} is out of range: llama.cpp decodes 1 to "
+                     f"{MAX_SEQUENCES} sequences together; use --parallel 1 to {limit}")
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from localeval.judge.llama.sampler import Decoding
 
-__all__ = ["FORK_MIN", "Job", "Slot", "common_prefix"]
+__all__ = ["FORK_MIN", "Job", "Slot", "common_prefix", "should_wait"]
 
 #: Copy another slot's cache only when it saves at least this many prompt tokens.
 FORK_MIN = 64
@@ -60,3 +60,27 @@ class Slot:
     job: Job | None = None
     last_used: int = 0
     owner: int | None = None  # the thread whose calls this slot serves
+
+
+def should_wait(job: Job, slots: Sequence[Slot], admitted: list[Job]) -> bool:
+    """Whether ``job`` should wait for a prompt now being evaluated in another slot.
+
+    A sample's calls arrive together and share its long prefix (system
+    text, the sample, often the step's instruction and example). Started
+    at once, each would evaluate that prefix itself; waiting until the
+    first one has it in its slot lets the others copy it instead
+    (``FORK_MIN`` tokens or more saved). On a CPU prompt evaluation is
+    compute-bound, so the wait costs nothing that evaluating it again would
+    not cost more. Never waits on a prefix that is already cached.
+    """
+    limit = len(job.prompt) - 1
+    cached = max((min(common_prefix(s.tokens, job.prompt), limit) for s in slots
+                  if s.job is None or s.job not in admitted), default=0)
+    for s in slots:
+        other = s.job
+        if other is None or other.generating:
+            continue
+        coming = min(common_prefix(other.prompt, job.prompt), limit)
+        if coming >= cached + FORK_MIN:
+            return True
+    return False
