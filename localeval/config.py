@@ -1,83 +1,175 @@
-"""Process-wide defaults for the judge and embedder.
+"""The run's settings: one frozen ``RunConfig``, filled by one precedence rule.
 
-RAGAS scripts never name a model at the call site (they rely on an API key
-in the environment), so the compatibility layer needs somewhere else to find
-one: ``localeval.configure(judge=..., embedder=...)``, or the environment
-variables ``LOCALEVAL_JUDGE`` / ``LOCALEVAL_EMBEDDER``. Explicit arguments
-to ``evaluate`` always win.
+Every entry point that scores (``localeval run``, ``localeval.evaluate``, the
+RAGAS-style layer, ``judge check``) builds its settings with ``run_config``:
 
-``judge_check`` (``configure(judge_check=False)`` or ``LOCALEVAL_JUDGE_CHECK=0``)
-switches off the judge self-test that runs before a run's first judge call,
-for a process that runs many small evaluations with a judge already checked
-(a test suite, a notebook loop).
+    explicit argument  >  ``configure()``  >  environment (``LOCALEVAL_*``)  >  default
+
+An argument left at None counts as not given. RAGAS scripts never name a model
+at the call site (they rely on an API key in the environment), so the
+compatibility layer needs somewhere else to find one: ``configure(judge=...)`` or
+``LOCALEVAL_JUDGE``. The environment variables are ``LOCALEVAL_JUDGE``,
+``LOCALEVAL_EMBEDDER``, ``LOCALEVAL_LANG``, ``LOCALEVAL_SEED``,
+``LOCALEVAL_TEMPERATURE``, ``LOCALEVAL_VERDICTS``, ``LOCALEVAL_DEVICE`` and
+``LOCALEVAL_JUDGE_CHECK`` (0, false, no or off: skip the judge self-test that runs
+before a run's first judge call, for a process that runs many small evaluations
+with a judge already checked). ``LOCALEVAL_MODELS`` (the models folder) and
+``LOCALEVAL_CACHE`` (the cache file) are read where those are opened.
+
+An unknown key (to ``configure``, ``run_config`` or ``evaluate``'s settings) is a
+``UsageError`` naming it and the known ones, never a silently ignored option.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from types import MappingProxyType
+from typing import Any, Callable, Mapping
 
-__all__ = ["configure", "get_config", "Config"]
+from localeval.errors import UsageError
+
+__all__ = ["configure", "get_config", "run_config", "RunConfig", "JUDGE_OPTION_KEYS"]
+
+#: Options that go to the judge's loader (``load_judge``) rather than to the run.
+JUDGE_OPTION_KEYS = frozenset({"n_ctx", "n_gpu_layers", "n_threads", "chat_format",
+                               "judge_model", "logit_bias", "max_tokens", "parallel",
+                               "per_endpoint_concurrency", "health_interval", "timeout"})
 
 
-@dataclass
-class Config:
+@dataclass(frozen=True)
+class RunConfig:
+    """What a run is asked to do, besides the data and the metrics. Frozen: a run
+    reads it, nothing changes it (``dataclasses.replace`` makes a changed copy)."""
+
+    #: A Judge, GGUF path, model name, http(s) URL, None (the single GGUF in models/) or False.
     judge: Any = None
+    #: An Embedder, folder or model name, None (the default model) or False.
     embedder: Any = None
-    judge_options: dict[str, Any] = field(default_factory=dict)
-    extra: dict[str, Any] = field(default_factory=dict)
-    #: Run the judge self-test before a run's first judge call (None: not set).
-    judge_check: bool | None = None
+    judge_options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    lang: str = "auto"
+    seed: int = 0
+    #: None: 0 (greedy), or 0.7 when ``repeats`` > 1.
+    temperature: float | None = None
+    verdicts: str = "hard"
+    repeats: int = 1
+    #: True (``$LOCALEVAL_CACHE`` or ~/.cache/localeval), a path, a ``Cache`` or False.
+    cache: Any = True
+    device: str = "auto"
+    workers: int = 1
+    ray: Any = None
+    ray_actors: int | None = None
+    #: Run the judge self-test before a run's first judge call.
+    judge_check: bool = True
+
+    def __post_init__(self) -> None:
+        # The one place the run's settings are checked, whoever filled them.
+        if self.verdicts not in ("hard", "soft"):
+            raise UsageError(f"verdicts must be 'hard' or 'soft', not {self.verdicts!r}")
+        if self.repeats < 1:
+            raise UsageError("repeats must be at least 1")
+        if self.workers < 1:
+            raise UsageError("workers must be at least 1")
+        object.__setattr__(self, "judge_options", MappingProxyType(dict(self.judge_options)))
+
+    @classmethod
+    def keys(cls) -> list[str]:
+        """The settings' names (judge options aside)."""
+        return [f.name for f in dataclasses.fields(cls)]
+
+    @classmethod
+    def build(cls, **given: Any) -> "RunConfig":
+        """A config from ``given`` (None: not given), judge options sorted into ``judge_options``."""
+        run, judge_opts = split_settings(given)
+        opts = {**(run.pop("judge_options", None) or {}), **judge_opts}
+        return cls(judge_options=opts, **{k: v for k, v in run.items() if v is not None})
 
 
-_CONFIG = Config()
+def split_settings(given: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(run settings, judge options) of ``given``; an unknown key is a UsageError."""
+    known = set(RunConfig.keys())
+    unknown = [k for k in given if k not in known and k not in JUDGE_OPTION_KEYS]
+    if unknown:
+        raise UsageError(f"unknown setting {unknown[0]!r}; known settings: "
+                         + ", ".join(sorted(known | JUDGE_OPTION_KEYS)))
+    return ({k: v for k, v in given.items() if k in known},
+            {k: v for k, v in given.items() if k in JUDGE_OPTION_KEYS})
 
 
-def configure(*, judge: Any = None, embedder: Any = None, judge_check: bool | None = None,
-              **options: Any) -> Config:
-    """Set the default judge (path, URL, name or Judge) and embedder for this process.
+#: What ``configure`` set, run settings and judge options alike (None: not set).
+_CONFIGURED: dict[str, Any] = {}
 
-    ``judge_check=False`` skips the judge self-test before runs. Other keyword
-    arguments: judge options (n_ctx, n_gpu_layers, n_threads, chat_format,
-    judge_model) and run options passed to ``evaluate`` (lang, seed, verdicts,
-    cache, device).
+
+def configure(**settings: Any) -> RunConfig:
+    """Set defaults for this process's runs: any ``RunConfig`` field (judge, embedder,
+    lang, seed, temperature, verdicts, repeats, cache, device, workers, judge_check...)
+    or judge option (n_ctx, n_gpu_layers, n_threads, chat_format, judge_model, ...).
+
+    ``localeval.evaluate``, the RAGAS-style layer and ``judge check`` honour them;
+    an argument given to those still wins. Returns the settings now in force.
     """
-    judge_keys = {"n_ctx", "n_gpu_layers", "n_threads", "chat_format", "judge_model",
-                  "logit_bias", "max_tokens"}
-    if judge is not None:
-        _CONFIG.judge = judge
-    if embedder is not None:
-        _CONFIG.embedder = embedder
-    if judge_check is not None:
-        _CONFIG.judge_check = bool(judge_check)
-    for k, v in options.items():
-        (_CONFIG.judge_options if k in judge_keys else _CONFIG.extra)[k] = v
-    return _CONFIG
+    split_settings(settings)  # unknown keys fail here, before anything is set
+    if "judge_options" in settings:
+        settings = {**(settings.pop("judge_options") or {}), **settings}
+    _CONFIGURED.update({k: v for k, v in settings.items() if v is not None})
+    run_config()  # a bad value (verdicts="maybe") fails at configure, not at the first run
+    return run_config()
 
 
-def get_config() -> Config:
-    """The configured defaults, with the environment filling what was not set."""
-    return Config(
-        judge=_CONFIG.judge if _CONFIG.judge is not None else os.environ.get("LOCALEVAL_JUDGE"),
-        embedder=(_CONFIG.embedder if _CONFIG.embedder is not None
-                  else os.environ.get("LOCALEVAL_EMBEDDER")),
-        judge_options=dict(_CONFIG.judge_options),
-        extra=dict(_CONFIG.extra),
-        judge_check=(_CONFIG.judge_check if _CONFIG.judge_check is not None
-                     else _env_flag("LOCALEVAL_JUDGE_CHECK", True)),
-    )
-
-
-def _env_flag(name: str, default: bool) -> bool:
+def _env_flag(value: str) -> bool:
     """A yes/no environment variable: 0, false, no and off (any case) mean no."""
-    value = os.environ.get(name, "").strip().lower()
-    if not value:
-        return default
-    return value not in ("0", "false", "no", "off")
+    return value.strip().lower() not in ("0", "false", "no", "off")
+
+
+#: Environment variables and how their text becomes a setting.
+_ENV: dict[str, tuple[str, Callable[[str], Any]]] = {
+    "judge": ("LOCALEVAL_JUDGE", str),
+    "embedder": ("LOCALEVAL_EMBEDDER", str),
+    "lang": ("LOCALEVAL_LANG", str),
+    "seed": ("LOCALEVAL_SEED", int),
+    "temperature": ("LOCALEVAL_TEMPERATURE", float),
+    "verdicts": ("LOCALEVAL_VERDICTS", str),
+    "device": ("LOCALEVAL_DEVICE", str),
+    "judge_check": ("LOCALEVAL_JUDGE_CHECK", _env_flag),
+}
+
+
+def _environment() -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, (var, parse) in _ENV.items():
+        text = os.environ.get(var, "").strip()
+        if not text:
+            continue
+        try:
+            out[key] = parse(text)
+        except ValueError:
+            raise UsageError(f"{var}={text!r} is not a valid {key}") from None
+    return out
+
+
+def run_config(**explicit: Any) -> RunConfig:
+    """The settings of one run: ``explicit`` > ``configure()`` > environment > default.
+
+    An explicit None means "not given"; ``judge_options`` are merged key by key
+    in the same order.
+    """
+    split_settings(explicit)
+    merged: dict[str, Any] = dict(_environment())
+    for layer in (_CONFIGURED, explicit):
+        run, judge_opts = split_settings(layer)
+        opts = {**merged.get("judge_options", {}), **(run.pop("judge_options", None) or {}),
+                **judge_opts}
+        merged.update({k: v for k, v in run.items() if v is not None})
+        merged["judge_options"] = {k: v for k, v in opts.items() if v is not None}
+    return RunConfig.build(**merged)
+
+
+def get_config() -> RunConfig:
+    """The configured defaults with the environment filling what was not set."""
+    return run_config()
 
 
 def reset() -> None:
     """Forget everything ``configure`` set (for tests)."""
-    global _CONFIG
-    _CONFIG = Config()
+    _CONFIGURED.clear()

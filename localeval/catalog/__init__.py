@@ -17,6 +17,7 @@ _WHERE = {
     "hash_memo_path": ".hashing",
     "add_models_arguments": ".args",
     "load_models": ".resolve",
+    "models_dir_default": ".resolve",
     "models_main": ".command",
     "run_models": ".command",
     "read_gguf_metadata": ".gguf",

@@ -36,7 +36,7 @@ def add_judge_parser(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--embedder", help="embedding model for the metrics that also embed "
                    "(answer_relevancy) (default: all-MiniLM-L6-v2 if installed, else those "
                    "metrics are skipped)")
-    c.add_argument("--device", default="auto", help="auto, cpu, cuda, mps (default: %(default)s)")
+    c.add_argument("--device", help="auto, cpu, cuda, mps (default: $LOCALEVAL_DEVICE or auto)")
     c.add_argument("--cache", help="cache file (default: $LOCALEVAL_CACHE or "
                    "~/.cache/localeval/cache.sqlite)")
     c.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
@@ -53,13 +53,13 @@ def _metrics(spec: str | None) -> list[Any]:
     return parse_metrics(",".join(n for n, c in registry().items() if c.uses_judge))
 
 
-def _embedder(args: argparse.Namespace, store: Any, configured: Any) -> Any:
+def _embedder(args: argparse.Namespace, store: Any, cfg: Any) -> Any:
     """The named (or configured) embedder; the default one only if it is installed."""
     from localeval.run import resolve_embedder
 
-    named = args.embedder if args.embedder is not None else configured
+    named = cfg.embedder
     try:
-        return resolve_embedder(named, store, args.device)
+        return resolve_embedder(named, store, cfg.device)
     except ModelError:
         if named is not None:
             raise
@@ -68,7 +68,7 @@ def _embedder(args: argparse.Namespace, store: Any, configured: Any) -> Any:
 
 def cmd_judge_check(args: argparse.Namespace) -> int:
     """Run the self-test, print the table (or JSON); 0 when fit, 1 when not."""
-    from localeval.config import get_config
+    from localeval.config import run_config
     from localeval.run import RunProgress, open_cache, resolve_judge
     from localeval.selfcheck import check_judge, checkable
 
@@ -77,14 +77,15 @@ def cmd_judge_check(args: argparse.Namespace) -> int:
     if not run:
         why = "; ".join(f"{k}: {v}" for k, v in skipped.items()) or "no judge metric named"
         raise UsageError(f"nothing to check ({why})")
-    cfg = get_config()
-    store = open_cache(False if args.no_cache else (args.cache or True))
-    name = args.judge if args.judge is not None else cfg.judge
-    judge = resolve_judge(name, store, {**cfg.judge_options, **judge_options(args)})
+    cfg = run_config(judge=args.judge, embedder=args.embedder, device=args.device,
+                     verdicts=args.verdicts, judge_options=judge_options(args),
+                     cache=False if args.no_cache else args.cache)
+    store = open_cache(cfg.cache)
+    judge = resolve_judge(cfg.judge, store, dict(cfg.judge_options))
     if judge is None:
         raise UsageError("no judge to check: pass --judge (a GGUF file, a model name in "
                          "models/ or an http(s):// URL), or put one GGUF file in models/")
-    embedder = (_embedder(args, store, cfg.embedder)
+    embedder = (_embedder(args, store, cfg)
                 if any(m.uses_embedder for m in run.values()) else None)
     bar: Any = None
     last = 0
@@ -98,7 +99,7 @@ def cmd_judge_check(args: argparse.Namespace) -> int:
         last = done
 
     try:
-        result = check_judge(judge, metrics, embedder=embedder, verdicts=args.verdicts,
+        result = check_judge(judge, metrics, embedder=embedder, verdicts=cfg.verdicts,
                              cache=store, on_progress=step)
     finally:
         if bar is not None:

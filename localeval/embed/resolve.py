@@ -15,7 +15,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from localeval.catalog import file_sha256, hash_memo_path, load_models, resolve_model
+from localeval.catalog import (file_sha256, hash_memo_path, load_models, models_dir_default,
+                               resolve_model)
 from localeval.errors import ModelError
 
 __all__ = [
@@ -50,7 +51,7 @@ def default_model_path() -> Path:
 
 
 def resolve_embedder_path(spec: str | os.PathLike[str] | None,
-                          models_dir: str | os.PathLike[str] = "models") -> Path:
+                          models_dir: str | os.PathLike[str] | None = None) -> Path:
     """Map a user's ``--embedder`` value to a local model directory, or fail at once.
 
     ``None``, ``"default"`` and ``"all-MiniLM-L6-v2"`` mean the model packaged by
@@ -59,7 +60,8 @@ def resolve_embedder_path(spec: str | os.PathLike[str] | None,
     ``intfloat/multilingual-e5-base`` both ``models/intfloat/multilingual-e5-base``
     and ``models/multilingual-e5-base`` are tried). Never falls back to the Hub.
     """
-    models = Path(models_dir)
+    # One models folder for every resolver: the argument, else $LOCALEVAL_MODELS, else ./models.
+    models = Path(models_dir) if models_dir else models_dir_default()
     if is_default_spec(spec):
         path = default_model_path()
         if path.is_dir():

@@ -65,10 +65,13 @@ class SentenceTransformerEmbedder:
 
     def __init__(self, path_or_name: str | os.PathLike[str] | None = None,
                  device: str = "auto", batch_size: int = 64, fp16: bool | None = None, *,
-                 models_dir: str | os.PathLike[str] = "models", prompt: str | None = None,
+                 models_dir: str | os.PathLike[str] | None = None, prompt: str | None = None,
                  english_only: bool | None = None, name: str | None = None) -> None:
         if batch_size < 1:
             raise ValueError("batch_size must be >= 1")
+        from localeval.catalog import models_dir_default
+
+        models_dir = Path(models_dir) if models_dir else models_dir_default()
         self.path = resolve_embedder_path(path_or_name, models_dir)
         spec = str(path_or_name).strip() if path_or_name is not None else DEFAULT_EMBEDDER
         is_default = is_default_spec(path_or_name)

@@ -12,7 +12,7 @@ from localeval.judge.base import Judge
 __all__ = ["load_judge", "resolve_model_path"]
 
 
-def resolve_model_path(spec: str | None, models_dir: str | os.PathLike[str] = "models"
+def resolve_model_path(spec: str | None, models_dir: str | os.PathLike[str] | None = None
                        ) -> Path | None:
     """The GGUF file ``spec`` names, or None when ``spec`` is None and models/ has not
     exactly one GGUF.
@@ -21,7 +21,10 @@ def resolve_model_path(spec: str | None, models_dir: str | os.PathLike[str] = "m
     suffix) must exist; a bare name is looked up as ``models_dir/NAME`` and
     ``models_dir/NAME.gguf``.
     """
-    mdir = Path(models_dir)
+    from localeval.catalog import models_dir_default
+
+    # One models folder for every resolver: the argument, else $LOCALEVAL_MODELS, else ./models.
+    mdir = Path(models_dir) if models_dir else models_dir_default()
     if spec is None:
         found = sorted(mdir.glob("*.gguf")) if mdir.is_dir() else []
         return found[0] if len(found) == 1 else None
@@ -46,7 +49,7 @@ def resolve_model_path(spec: str | None, models_dir: str | os.PathLike[str] = "m
                      f"in {mdir}/ or pass a path")
 
 
-def load_judge(spec: str | None, *, models_dir: str | os.PathLike[str] = "models",
+def load_judge(spec: str | None, *, models_dir: str | os.PathLike[str] | None = None,
                judge_model: str | None = None, **opts: Any) -> Judge | None:
     """Build the judge ``spec`` names; None when there is none to be found.
 

@@ -109,16 +109,16 @@ class RagasMetric:
             from localeval.run import open_cache, resolve_embedder, resolve_judge
 
             cfg = get_config()
-            store = open_cache(cfg.extra.get("cache", True))
+            store = open_cache(cfg.cache)
             judge = self.judge if self.judge is not None else cfg.judge
             embedder = self.embedder if self.embedder is not None else cfg.embedder
             self._ctx = Context(
-                judge=resolve_judge(judge, store, cfg.judge_options)
+                judge=resolve_judge(judge, store, dict(cfg.judge_options))
                 if self.metric.uses_judge else None,
-                embedder=resolve_embedder(embedder, store, cfg.extra.get("device", "auto"))
+                embedder=resolve_embedder(embedder, store, cfg.device)
                 if self.metric.uses_embedder else None,
-                lang=cfg.extra.get("lang", "auto"), seed=cfg.extra.get("seed", 0),
-                verdicts=cfg.extra.get("verdicts", "hard"))
+                lang=cfg.lang, seed=cfg.seed, verdicts=cfg.verdicts,
+                temperature=cfg.temperature or 0.0)
         return self._ctx
 
     def score(self, **fields: Any) -> MetricResult:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from localeval.config import get_config
 from localeval.ragas.base import RagasMetric
 from localeval.ragas.dataset import EvaluationDataset
 
@@ -39,7 +38,6 @@ def evaluate(dataset: Any, metrics: Sequence[Any] | None = None, llm: Any = None
     column_map = kwargs.pop("column_map", None)
     if column_map:  # ragas: {expected name: the dataset's column}, v1 or v2 names
         kwargs["columns"] = {_FIELDS.get(k, k): v for k, v in dict(column_map).items()}
-    cfg = get_config()
     specs = []
     judge, embedder = llm, embeddings
     if not isinstance(metrics, (list, tuple)):  # None: the defaults; else the parser says why
@@ -52,6 +50,6 @@ def evaluate(dataset: Any, metrics: Sequence[Any] | None = None, llm: Any = None
         else:
             specs.append(m)
     data = dataset.to_list() if isinstance(dataset, EvaluationDataset) else dataset
-    opts = {**cfg.extra, **kwargs}
+    opts = dict(kwargs)  # configure()'s settings: evaluate reads them itself
     opts.setdefault("progress", None if show_progress else False)
     return _evaluate(data, specs or None, judge=judge, embedder=embedder, **opts)

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from localeval.dataset import Dataset, check_required, load_dataset
+from localeval.config import RunConfig
 from localeval.errors import UsageError
 from localeval.judge import Judge
 from localeval.metrics import Context, Metric, NoJudge, empty_input_note, parse_metrics
@@ -50,15 +51,15 @@ def evaluate(
     judge: Judge | str | os.PathLike[str] | None | bool = None,
     embedder: Any = None,
     columns: Iterable[str] | Mapping[str, str] | None = None,
-    lang: str = "auto",
-    seed: int = 0,
+    lang: str | None = None,
+    seed: int | None = None,
     temperature: float | None = None,
-    verdicts: str = "hard",
-    repeats: int = 1,
-    cache: Any = True,
-    device: str = "auto",
+    verdicts: str | None = None,
+    repeats: int | None = None,
+    cache: Any = None,
+    device: str | None = None,
     judge_options: Mapping[str, Any] | None = None,
-    workers: int = 1,
+    workers: int | None = None,
     ray: str | bool | None = None,
     ray_actors: int | None = None,
     out_dir: str | os.PathLike[str] | None = None,
@@ -98,19 +99,17 @@ def evaluate(
     ``expect_metrics``: metric keys or names the caller will read from the
     result (gates), or a mapping name -> the option that named it; one the run
     does not compute is a ``UsageError`` before any model loads, not after the judging.
-    """
-    from localeval.config import get_config
 
-    cfg = get_config()
-    judge = cfg.judge if judge is None else judge
-    judge_check = cfg.judge_check if judge_check is None else judge_check
-    embedder = cfg.embedder if embedder is None else embedder
-    judge_options = {**cfg.judge_options, **(judge_options or {})}
-    if verdicts not in ("hard", "soft"):
-        raise UsageError(f"verdicts must be 'hard' or 'soft', not {verdicts!r}")
-    if repeats < 1:
-        raise UsageError("repeats must be at least 1")
-    if observer is not None and (workers > 1 or ray):
+    Settings left at None come from ``configure()``, then the environment, then
+    the defaults (``localeval.config.run_config``).
+    """
+    from localeval.config import run_config
+
+    cfg = run_config(judge=judge, embedder=embedder, lang=lang, seed=seed,
+                     temperature=temperature, verdicts=verdicts, repeats=repeats, cache=cache,
+                     device=device, judge_options=judge_options, workers=workers, ray=ray,
+                     ray_actors=ray_actors, judge_check=judge_check)
+    if observer is not None and (cfg.workers > 1 or cfg.ray):
         raise UsageError("an observer sees only samples scored in this process: "
                          "it cannot be combined with workers or ray")
     from localeval.version import __version__
@@ -132,31 +131,27 @@ def evaluate(
     if writer is not None and writer.note:
         warn(writer.note)
     try:
-        return _evaluate(ds, chosen, writer, notes, warn, judge=judge, judge_check=judge_check,
-                         embedder=embedder, lang=lang, seed=seed, temperature=temperature,
-                         verdicts=verdicts, repeats=repeats, cache=cache, device=device,
-                         judge_options=judge_options, workers=workers, ray=ray,
-                         ray_actors=ray_actors, progress=progress, observer=observer,
-                         on_info=on_info, version=__version__)
+        return _evaluate(ds, chosen, writer, notes, warn, cfg, progress=progress,
+                         observer=observer, on_info=on_info, version=__version__)
     finally:
         if writer is not None:
             writer.release()
 
 
 def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes: list[str],
-              warn: Callable[[str], None], *, judge: Any, judge_check: Any, embedder: Any,
-              lang: str, seed: int, temperature: float | None, verdicts: str, repeats: int,
-              cache: Any, device: str, judge_options: dict[str, Any], workers: int, ray: Any,
-              ray_actors: int | None, progress: bool | None, observer: MetricObserver | None,
-              on_info: Callable[[str], None] | None, version: str) -> EvaluationResult:
+              warn: Callable[[str], None], cfg: RunConfig, *, progress: bool | None,
+              observer: MetricObserver | None, on_info: Callable[[str], None] | None,
+              version: str) -> EvaluationResult:
     """``evaluate`` after the data, metrics and output folder are checked (and ``notes``,
     the ones so far, told)."""
+    judge, embedder, judge_options = cfg.judge, cfg.embedder, dict(cfg.judge_options)
+    lang, seed, verdicts, repeats = cfg.lang, cfg.seed, cfg.verdicts, cfg.repeats
+    cache, device, workers, ray = cfg.cache, cfg.device, cfg.workers, cfg.ray
+    temperature = cfg.temperature
     told = len(notes)
     store = open_cache(cache)
     need_judge = any(m.uses_judge for m in chosen)
     need_embed = any(m.uses_embedder for m in chosen)
-    if workers < 1:
-        raise UsageError("workers must be at least 1")
     pooled = workers > 1 or bool(ray)
     # With a pool, each worker loads its own judge; the parent loads none.
     the_judge = None
@@ -189,7 +184,7 @@ def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes
     ctx = Context(judge=the_judge, embedder=the_embedder, lang=lang, seed=seed,
                   temperature=temperature, verdicts=verdicts)
     self_test = _judge_self_test(chosen, the_judge, the_embedder, verdicts, store,
-                                 enabled=judge_check is not False, pooled=pooled,
+                                 enabled=cfg.judge_check, pooled=pooled,
                                  progress=progress)
     if self_test is not None:
         tell = warn if self_test["verdict"] not in ("fit", "skipped") else (on_info or _quiet)
@@ -225,7 +220,7 @@ def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes
         bar = RunProgress(len(samples), enabled=progress, usage=ctx.usage)
         stream = score_stream(samples, model_metrics, ctx, repeats, judge=judge,
                               judge_options=judge_options, embedder=embedder, store=store,
-                              device=device, workers=workers, ray=ray, ray_actors=ray_actors,
+                              device=device, workers=workers, ray=ray, ray_actors=cfg.ray_actors,
                               observer=observer)
         for i, (s, model_scores) in enumerate(zip(samples, stream)):
             scores[i].update(model_scores)
