@@ -19,7 +19,8 @@ _WHERE = {
     "Sample": "localeval.types",
     "Score": "localeval.types",
     "Metric": "localeval.metrics",
-    "Context": "localeval.metrics",
+    "Judging": "localeval.metrics",
+    "RunConfig": "localeval.config",
     "register": "localeval.metrics",
     "registry": "localeval.metrics",
     "get_metric": "localeval.metrics",
@@ -29,7 +30,19 @@ _WHERE = {
     "ModelError": "localeval.errors",
     "UsageError": "localeval.errors",
 }
-__getattr__, __dir__ = lazy_face(__name__, _WHERE)
+_face_getattr, __dir__ = lazy_face(__name__, _WHERE)
+
+
+def __getattr__(name: str) -> object:
+    # ``Context`` was the judge door's old name (it collides with a RAG sample's
+    # contexts); kept one release for user code, with a warning on each use.
+    if name == "Context":
+        import warnings
+
+        warnings.warn("localeval.Context is deprecated: use localeval.Judging (the judge door)",
+                      DeprecationWarning, stacklevel=2)
+        return _face_getattr("Judging")
+    return _face_getattr(name)
 
 __all__ = [
     "__version__",
@@ -41,7 +54,8 @@ __all__ = [
     "Sample",
     "Score",
     "Metric",
-    "Context",
+    "Judging",
+    "RunConfig",
     "register",
     "registry",
     "get_metric",

@@ -11,7 +11,7 @@ This script measures four layouts on the same samples, steps and judge:
 - ``none``: no example at all (the grammar alone fixes the format).
 
 For each: the share of judge calls whose output copies the example (the same
-test ``Context.ask`` applies), prompt tokens sent and evaluated after prefix
+test ``Judging.ask`` applies), prompt tokens sent and evaluated after prefix
 reuse, and seconds. Steps: the answer's statements, one faithfulness verdict
 per answer sentence, and context_precision per context, back to back per
 sample as the runner issues them.

@@ -12,7 +12,7 @@ Measured in one run, on the same generated data, best of ``--repeat`` timings:
   the three types, without and with stemming.
 
 Ours runs the metric objects the way the runner does (``score_batch`` on the
-whole dataset, one ``Context`` per run), so the time includes building the
+whole dataset, one ``Judging`` per run), so the time includes building the
 ``Score`` objects. Tokenizer and stemmer caches (sacrebleu's lru_caches,
 localeval's) are cleared before every timing so no side reuses the previous
 pass. The printed "speed-up" is reference time / localeval time; every
@@ -105,7 +105,7 @@ def text_data(n: int, seed: int) -> tuple[list[str], list[str]]:
 def bench_retrieval(n: int, docs: int, seed: int, repeat: int) -> None:
     import pytrec_eval
 
-    from localeval.metrics import Context, parse_metrics
+    from localeval.metrics import Judging, parse_metrics
 
     samples, qrels, run = retrieval_data(n, docs, seed)
     measures = {"ndcg_cut.10", "map", "recip_rank"}
@@ -114,7 +114,7 @@ def bench_retrieval(n: int, docs: int, seed: int, repeat: int) -> None:
     metrics = parse_metrics("ndcg@10,map,mrr")
 
     def ours():
-        ctx = Context()  # one per run, as the runner makes it
+        ctx = Judging()  # one per run, as the runner makes it
         return [m.score_batch(samples, ctx) for m in metrics]
 
     t_ours, got = _best(ours, repeat)
@@ -141,7 +141,7 @@ def _clear_text_caches() -> None:
 def bench_bleu(refs: list[str], hyps: list[str], repeat: int) -> None:
     from sacrebleu.metrics.bleu import BLEU
 
-    from localeval.metrics import Bleu, Context, corpus_bleu_from_scores
+    from localeval.metrics import Bleu, Judging, corpus_bleu_from_scores
     from localeval.types import Sample
 
     samples = [Sample(id=str(i), reference=r, answer=h)
@@ -154,7 +154,7 @@ def bench_bleu(refs: list[str], hyps: list[str], repeat: int) -> None:
 
     def ours():
         metric = Bleu()
-        scores = metric.score_batch(samples, Context())
+        scores = metric.score_batch(samples, Judging())
         return scores, corpus_bleu_from_scores(scores, metric)
 
     t_ref, (ref_scores, ref_corpus) = _best(reference, repeat, _clear_text_caches)
@@ -167,7 +167,7 @@ def bench_bleu(refs: list[str], hyps: list[str], repeat: int) -> None:
 def bench_rouge(refs: list[str], hyps: list[str], repeat: int, stem: bool) -> None:
     from rouge_score import rouge_scorer
 
-    from localeval.metrics import Context, Rouge1, Rouge2, RougeL
+    from localeval.metrics import Judging, Rouge1, Rouge2, RougeL
     from localeval.types import Sample
 
     samples = [Sample(id=str(i), reference=r, answer=h)
@@ -179,7 +179,7 @@ def bench_rouge(refs: list[str], hyps: list[str], repeat: int, stem: bool) -> No
         return [scorer.score(r, h) for r, h in zip(refs, hyps)]
 
     def ours():
-        ctx = Context()
+        ctx = Judging()
         return [m.score_batch(samples, ctx)
                 for m in (Rouge1(stem=stem), Rouge2(stem=stem), RougeL(stem=stem))]
 

@@ -1,7 +1,7 @@
 """The judge door: what a metric asks and what it gets back.
 
 Metrics never touch llama_cpp or HTTP. They build a ``JudgeRequest`` (via
-``Context.ask``) naming a step, the rendered chat messages and a pydantic
+``Judging.ask``) naming a step, the rendered chat messages and a pydantic
 output model; any ``Judge`` answers with a validated object, token usage and,
 when asked, the probability of each allowed value of a verdict field.
 """

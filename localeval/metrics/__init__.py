@@ -1,6 +1,6 @@
 """Metrics: the base class, the model door, the registry, and one module per family.
 
-``base`` holds ``Metric``; ``model_access`` holds ``Context``, the door
+``base`` holds ``Metric``; ``model_access`` holds ``Judging``, the judge door
 through which a metric reaches the judge and the embedder; ``specs`` holds
 the registry and the parser of metric specs (``ndcg@10``). Families:
 ``answer`` and ``rag_context`` (RAGAS judge metrics), ``nvidia``
@@ -19,7 +19,8 @@ from localeval.lazy import lazy_face
 
 _WHERE = {
     "Metric": ".base", "Thresholded": ".base",
-    "Context": ".model_access", "NoEmbedder": "localeval.errors", "NoJudge": "localeval.errors",
+    "Judging": ".model_access", "JudgingSettings": ".model_access",
+    "Accounting": ".model_access", "NoEmbedder": "localeval.errors", "NoJudge": "localeval.errors",
     "get_metric": ".specs", "parse_metrics": ".specs", "register": ".specs",
     "registry": ".specs",
     "missing_reason": ".scoring", "score_one": ".scoring",

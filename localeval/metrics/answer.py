@@ -2,7 +2,7 @@
 answer_similarity, answer_correctness and noise_sensitivity.
 
 Arithmetic follows ragas 0.4's ``evaluate()`` path (docs/metrics.md lists
-the deliberate differences); the judge steps go through ``Context.ask`` with
+the deliberate differences); the judge steps go through ``Judging.ask`` with
 the prompt templates in ``localeval/prompts/``.
 """
 
@@ -16,7 +16,7 @@ import numpy as np
 
 from localeval.metrics.base import Metric
 from localeval.metrics.degenerate import extracted_nothing
-from localeval.metrics.model_access import Context
+from localeval.metrics.model_access import Judging
 from localeval.metrics.schemas import (
     MAX_QUESTIONS,
     GeneratedQuestions,
@@ -51,7 +51,7 @@ class Faithfulness(Metric):
     on_empty: ClassVar[tuple[tuple[str, float | None], ...]] = (("answer", None),
                                                                  ("contexts", 0.0))
 
-    def score(self, sample: Sample, ctx: Context) -> Score:
+    def score(self, sample: Sample, ctx: Judging) -> Score:
         got = statements(ctx, sample, "answer")
         stmts = got.statements
         if not stmts:
@@ -93,7 +93,7 @@ class AnswerRelevancy(Metric):
     def texts_to_embed(self, sample: Sample) -> list[str]:
         return [embed_text(sample.question)]
 
-    def score(self, sample: Sample, ctx: Context) -> Score:
+    def score(self, sample: Sample, ctx: Judging) -> Score:
         reply = ctx.ask("answer_relevancy", sized(GeneratedQuestions, self.strictness), sample,
                         n=self.strictness)
         gens = reply.output.questions  # type: ignore[attr-defined]
@@ -123,7 +123,7 @@ def _cosines(vecs: np.ndarray) -> np.ndarray:
     return np.clip(cosine_rows(vecs), -1.0, 1.0)
 
 
-def _similarity(ctx: Context, sample: Sample) -> float:
+def _similarity(ctx: Judging, sample: Sample) -> float:
     vecs = ctx.embed([embed_text(sample.answer), embed_text(sample.reference)])
     return float(_cosines(vecs)[1])
 
@@ -150,7 +150,7 @@ class AnswerSimilarity(Metric):
     def texts_to_embed(self, sample: Sample) -> list[str]:
         return [embed_text(sample.answer), embed_text(sample.reference)]
 
-    def score(self, sample: Sample, ctx: Context) -> Score:
+    def score(self, sample: Sample, ctx: Judging) -> Score:
         cos = _similarity(ctx, sample)
         if self.threshold is None:
             return Score(cos, details={"cosine": cos})
@@ -204,7 +204,7 @@ class AnswerCorrectness(Metric):
             return []
         return [embed_text(sample.answer), embed_text(sample.reference)]
 
-    def score(self, sample: Sample, ctx: Context) -> Score:
+    def score(self, sample: Sample, ctx: Judging) -> Score:
         a_got, g_got = ctx.map(lambda t: statements(ctx, sample, t), ("answer", "reference"))
         a_st, g_st = a_got.statements, g_got.statements
         details: dict = {"answer_statements": a_st, "reference_statements": g_st,
@@ -224,7 +224,7 @@ class AnswerCorrectness(Metric):
         details["similarity"] = sim
         return Score((w0 * factuality + w1 * sim) / (w0 + w1), details=details)
 
-    def _classify(self, ctx: Context, sample: Sample, a_st: list[str], g_st: list[str],
+    def _classify(self, ctx: Judging, sample: Sample, a_st: list[str], g_st: list[str],
                   details: dict) -> float:
         """F-beta from one verdict per answer and per reference statement.
 
@@ -270,7 +270,7 @@ class NoiseSensitivity(Metric):
         if self.mode not in ("relevant", "irrelevant"):
             raise ValueError("mode must be 'relevant' or 'irrelevant'")
 
-    def score(self, sample: Sample, ctx: Context) -> Score:
+    def score(self, sample: Sample, ctx: Judging) -> Score:
         a_got, g_got = ctx.map(lambda t: statements(ctx, sample, t), ("answer", "reference"))
         a_st, g_st = a_got.statements, g_got.statements
         details: dict = {"answer_statements": a_st, "reference_statements": g_st,

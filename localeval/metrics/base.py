@@ -3,7 +3,7 @@
 A metric's parameters are its fields; it declares the sample fields it
 needs and whether it asks a judge or an embedder, and returns a ``Score`` per
 sample. It stores no results on itself. Model access goes through the
-``Context`` it is handed (``model_access``), so metrics never see llama_cpp
+``Judging`` it is handed (``model_access``), so metrics never see llama_cpp
 or torch. Names and specs (``ndcg@10``) are resolved in ``specs``.
 """
 
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Sequence
 from localeval.types import Sample, Score
 
 if TYPE_CHECKING:
-    from localeval.metrics.model_access import Context
+    from localeval.metrics.model_access import Judging
 
 __all__ = ["Metric", "Thresholded"]
 
@@ -78,10 +78,10 @@ class Metric:
         """Texts this metric will embed for ``sample``, so the runner can batch them first."""
         return []
 
-    def score(self, sample: Sample, ctx: "Context") -> Score:
+    def score(self, sample: Sample, ctx: "Judging") -> Score:
         raise NotImplementedError
 
-    def score_batch(self, samples: Sequence[Sample], ctx: "Context") -> list[Score]:
+    def score_batch(self, samples: Sequence[Sample], ctx: "Judging") -> list[Score]:
         return [self.score(s, ctx) for s in samples]
 
 
@@ -140,8 +140,8 @@ class Thresholded(Metric):
         return Score(1.0 if hit else 0.0, None, {**sc.details, "raw_score": sc.value,
                                                   "threshold": self.threshold})
 
-    def score(self, sample: Sample, ctx: "Context") -> Score:
+    def score(self, sample: Sample, ctx: "Judging") -> Score:
         return self._map(self.inner.score(sample, ctx))
 
-    def score_batch(self, samples: Sequence[Sample], ctx: "Context") -> list[Score]:
+    def score_batch(self, samples: Sequence[Sample], ctx: "Judging") -> list[Score]:
         return [self._map(sc) for sc in self.inner.score_batch(samples, ctx)]

@@ -22,7 +22,7 @@ import numpy as np
 
 from localeval.lang import auto_bleu_tokenizer, bleu_tokens, check_bleu_tokenizer
 from localeval.metrics.base import Metric
-from localeval.metrics.model_access import Context
+from localeval.metrics.model_access import Judging
 from localeval.metrics.ngrams import encode_pairs, ngram_matches
 from localeval.metrics.specs import register
 from localeval.metrics.text_pairs import pair_language, split_missing
@@ -147,7 +147,7 @@ class Bleu(Metric):
         used = self.weights[: self.orders]
         return all(x == used[0] for x in used)
 
-    def _tokenizer_for(self, sample: Sample, ctx: Context | None) -> str:
+    def _tokenizer_for(self, sample: Sample, ctx: Judging | None) -> str:
         if self.tokenize != "auto":
             return self.tokenize
         return auto_bleu_tokenizer(pair_language("auto", ctx, sample.reference or "",
@@ -169,7 +169,7 @@ class Bleu(Metric):
                              self.smoothing, self.smooth_value, effective_order)
 
     # -- statistics
-    def statistics(self, samples: Sequence[Sample], ctx: Context | None = None
+    def statistics(self, samples: Sequence[Sample], ctx: Judging | None = None
                    ) -> tuple[np.ndarray, list[str]]:
         """sacrebleu's per-segment statistics for each sample: rows
         ``[hyp_len, ref_len, correct_1..N, total_1..N]``, and the tokenizer used."""
@@ -185,10 +185,10 @@ class Bleu(Metric):
         stats[:, 2 + N:] = np.maximum(batch.hyp_len[:, None] - np.arange(N)[None, :], 0)
         return stats, names
 
-    def score(self, sample: Sample, ctx: Context | None = None) -> Score:
+    def score(self, sample: Sample, ctx: Judging | None = None) -> Score:
         return self.score_batch([sample], ctx)[0]
 
-    def score_batch(self, samples: Sequence[Sample], ctx: Context | None = None) -> list[Score]:
+    def score_batch(self, samples: Sequence[Sample], ctx: Judging | None = None) -> list[Score]:
         out, todo = split_missing(samples, self.requires)
         stats, names = self.statistics([samples[i] for i in todo], ctx)
         N = self.orders
@@ -204,7 +204,7 @@ class Bleu(Metric):
         """Corpus BLEU from this metric's per-sample scores (the runner's summary hook)."""
         return corpus_bleu_from_scores(scores, self)
 
-    def corpus_score(self, samples: Sequence[Sample], ctx: Context | None = None) -> Score:
+    def corpus_score(self, samples: Sequence[Sample], ctx: Judging | None = None) -> Score:
         """Corpus BLEU (sacrebleu's ``corpus_bleu``: summed statistics, no
         effective order) of the samples that have both texts."""
         return corpus_bleu_from_scores(self.score_batch(samples, ctx), self)
@@ -233,7 +233,7 @@ def corpus_bleu_from_scores(scores: Sequence[Score], metric: Bleu | None = None)
 
 
 def corpus_bleu(samples: Sequence[Sample], metric: Bleu | str | None = None,
-                ctx: Context | None = None) -> Score:
+                ctx: Judging | None = None) -> Score:
     """Corpus BLEU of ``samples`` for a ``Bleu`` metric (or spec such as
     ``"bleu:max_order=2"``; default ``Bleu()``)."""
     if isinstance(metric, str):

@@ -19,7 +19,7 @@ from typing import ClassVar, Sequence
 
 from localeval.lang import bleu_tokens
 from localeval.metrics.base import Metric
-from localeval.metrics.model_access import Context
+from localeval.metrics.model_access import Judging
 from localeval.metrics.specs import register
 from localeval.metrics.text_pairs import check_lang, pair_language, split_missing
 from localeval.types import Sample, Score
@@ -74,10 +74,10 @@ class Chrf(Metric):
             raise ValueError("beta must be >= 1")
         check_lang(self.lang)
 
-    def score(self, sample: Sample, ctx: Context | None = None) -> Score:
+    def score(self, sample: Sample, ctx: Judging | None = None) -> Score:
         return self.score_batch([sample], ctx)[0]
 
-    def score_batch(self, samples: Sequence[Sample], ctx: Context | None = None) -> list[Score]:
+    def score_batch(self, samples: Sequence[Sample], ctx: Judging | None = None) -> list[Score]:
         out, todo = split_missing(samples, self.requires)
         for i in todo:
             ref, hyp = samples[i].reference or "", samples[i].answer or ""

@@ -35,7 +35,7 @@ from pydantic import Field, StrictInt, StrictStr
 
 from localeval.errors import InvalidArgument, JudgeCallError, printable
 from localeval.metrics.base import Metric
-from localeval.metrics.model_access import Context
+from localeval.metrics.model_access import Judging
 from localeval.metrics.parameters import Parameters, check_parameters, refuse
 from localeval.metrics.schemas import CriterionVerdict
 from localeval.metrics.steps import verdict_values
@@ -95,7 +95,7 @@ class UserDefined(Metric):
         return tuple((f.name, getattr(self, f.name)) for f in dataclasses.fields(self)
                      if f.name != "name")
 
-    def record(self, ctx: Context, *extra: Any) -> str:
+    def record(self, ctx: Judging, *extra: Any) -> str:
         """Put ``{step}:{key}`` -> definition hash among the run's prompt versions."""
         h = definition_hash(type(self).__name__, *self.definition_parts(), *extra)
         ctx.prompt_versions[f"{self.step}:{self.key}"] = h
@@ -158,7 +158,7 @@ class AspectCritic(UserDefined):
         s = self.strictness
         object.__setattr__(self, "strictness", s if s % 2 else s + 1)
 
-    def score(self, sample: Sample, ctx: Context) -> Score:
+    def score(self, sample: Sample, ctx: Judging) -> Score:
         self.record(ctx)
         if ctx.verdicts == "soft":
             return self._soft(sample, ctx)
@@ -168,13 +168,13 @@ class AspectCritic(UserDefined):
                 "verdict": out.verdict, "reason": out.reason})  # type: ignore[attr-defined]
         return self._votes(sample, ctx)
 
-    def _votes(self, sample: Sample, ctx: Context) -> Score:
+    def _votes(self, sample: Sample, ctx: Judging) -> Score:
         temperature = ctx.temperature if ctx.temperature > 0 else VOTE_TEMPERATURE
         votes: list[dict[str, Any]] = []
         errors: list[JudgeCallError] = []
 
         def vote(i: int) -> Any:
-            voter = dataclasses.replace(ctx, seed=ctx.seed + i, temperature=temperature)
+            voter = ctx.for_sample(seed=ctx.seed + i, temperature=temperature)
             try:
                 return voter.ask(self.step, CriterionVerdict, sample, definition=self.definition)
             except JudgeCallError as e:
@@ -195,7 +195,7 @@ class AspectCritic(UserDefined):
             details["failed_votes"] = [str(e) for e in errors]
         return Score(float(verdict), details=details)
 
-    def _soft(self, sample: Sample, ctx: Context) -> Score:
+    def _soft(self, sample: Sample, ctx: Judging) -> Score:
         reply = ctx.ask(self.step, CriterionVerdict, sample, prob_field="verdict",
                         definition=self.definition)
         out = reply.output

@@ -36,7 +36,7 @@ from localeval.metrics.answer import fbeta
 from localeval.metrics.base import Metric
 from localeval.metrics.degenerate import extracted_nothing
 from localeval.metrics.grounding import merge_duplicates, source, statement_bounds
-from localeval.metrics.model_access import Context
+from localeval.metrics.model_access import Judging
 from localeval.metrics.schemas import statements_schema
 from localeval.metrics.specs import register
 from localeval.metrics.steps import statement_verdicts, statements
@@ -84,7 +84,7 @@ class FactualCorrectness(Metric):
             if getattr(self, what) not in ("low", "high"):
                 raise ValueError(f"{what} must be low or high")
 
-    def claims(self, ctx: Context, sample: Sample, target: Literal["answer", "reference"]
+    def claims(self, ctx: Judging, sample: Sample, target: Literal["answer", "reference"]
                ) -> tuple[list[str], int]:
         """The target's claims at this metric's level, repeats merged (and how many)."""
         if self.atomicity == "high" and self.coverage == "high":
@@ -96,7 +96,7 @@ class FactualCorrectness(Metric):
                         atomicity=self.atomicity, coverage=self.coverage)
         return merge_duplicates(reply.output.statements)  # type: ignore[attr-defined]
 
-    def score(self, sample: Sample, ctx: Context) -> Score:
+    def score(self, sample: Sample, ctx: Judging) -> Score:
         # The answer's side and the reference's side are independent chains
         # (claims, then verdicts): asked together when the judge batches.
         sides = ["answer"] if self.mode == "precision" else ["answer", "reference"]
@@ -119,7 +119,7 @@ class FactualCorrectness(Metric):
         details.update(TP=tp, FP=fp, FN=fn, unrounded=raw, duplicates_merged=merged)
         return Score(float(np.round(raw, 2)), details=details)  # ragas rounds with numpy
 
-    def _side(self, ctx: Context, sample: Sample, side: Literal["answer", "reference"]
+    def _side(self, ctx: Judging, sample: Sample, side: Literal["answer", "reference"]
               ) -> tuple[list[str], int, list[dict[str, Any]], list[float]]:
         """One side's claims and their verdicts against the other side."""
         claims, merged = self.claims(ctx, sample, side)

@@ -16,7 +16,6 @@ in the details (``localeval.metrics.rubrics.rate``).
 
 from __future__ import annotations
 
-import dataclasses
 import re
 import threading
 from dataclasses import dataclass
@@ -28,7 +27,7 @@ from localeval.errors import InvalidArgument
 from localeval.lang import resolve_lang
 from localeval.metrics.criteria import UserDefined
 from localeval.metrics.grounding import merge_duplicates
-from localeval.metrics.model_access import Context
+from localeval.metrics.model_access import Judging
 from localeval.metrics.parameters import MAX_LEVEL, Level, Parameters, Texts, refuse
 from localeval.metrics.rubrics import rate
 from localeval.metrics.schemas import MAX_SCALE_POINTS, MAX_STEPS, EvaluationSteps
@@ -95,7 +94,7 @@ class GEval(UserDefined):
         other empty fields go to the judge (the criterion may be about their absence)."""
         return (("answer", 0.0),) if "answer" in self.fields else ()
 
-    def steps_for(self, ctx: Context, lang: str) -> tuple[tuple[str, ...], bool]:
+    def steps_for(self, ctx: Judging, lang: str) -> tuple[tuple[str, ...], bool]:
         """The evaluation steps and whether the judge wrote them (once per criterion)."""
         if self.evaluation_steps is not None:
             return self.evaluation_steps, False
@@ -105,7 +104,7 @@ class GEval(UserDefined):
             hit = _steps_memo.get(key)
         if hit is not None:
             return hit, True
-        writer = dataclasses.replace(ctx, lang=lang)
+        writer = ctx.for_sample(lang=lang)
         out = writer.ask("geval_steps", EvaluationSteps, _NO_SAMPLE, criteria=self.criteria,
                          fields=list(self.fields), min_steps=3, max_steps=MAX_STEPS).output
         # The template numbers the steps itself; a repeated step is one step.
@@ -117,7 +116,7 @@ class GEval(UserDefined):
             _steps_memo[key] = steps
         return steps, True
 
-    def score(self, sample: Sample, ctx: Context) -> Score:
+    def score(self, sample: Sample, ctx: Judging) -> Score:
         lang = resolve_lang(ctx.lang, sample.question, sample.answer)
         steps, generated = self.steps_for(ctx, lang)
         self.record(ctx, steps)

@@ -1,9 +1,14 @@
-"""The door from a metric to the models: ``Context`` carries the judge and embedder.
+"""The judge door: ``Judging``, the one way from a metric to the models.
 
-A metric never holds a model. It is handed a ``Context`` per run and calls
-``ctx.ask`` (render the step's prompt, ask the judge, check the reply against
-the prompt's example, memoise the reply for the sample) or ``ctx.embed``. Not to be confused with ``rag_context``, the
-metrics that judge a sample's retrieved contexts.
+A metric never holds a model. It is handed a ``Judging`` per run and calls
+``ask`` (render the step's prompt, ask the judge, check the reply against the
+prompt's example, memoise the reply for the sample), ``embed``, or ``map`` (a
+sample's independent calls, fanned out when the judge serves several at once).
+The run's settings are one frozen ``JudgingSettings``; what the run cost (usage,
+prompt versions, the workers' judge) is counted in its ``Accounting``. Nothing
+outside this package changes a door: ``for_sample`` gives a door for one sample
+(another seed, fan-out or accounting). Not to be confused with ``rag_context``,
+the metrics that judge a sample's retrieved contexts.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ import hashlib
 import json
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence, TypeVar
 
 import numpy as np
@@ -22,7 +27,7 @@ from localeval.errors import JudgeCallError, NoEmbedder, NoJudge
 from localeval.judge import Judge, JudgeReply, JudgeRequest, Usage
 from localeval.types import Sample
 
-__all__ = ["Context", "COPIED_EXAMPLE"]
+__all__ = ["Judging", "JudgingSettings", "Accounting", "COPIED_EXAMPLE"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -31,9 +36,56 @@ R = TypeVar("R")
 COPIED_EXAMPLE = "judge copied the prompt's example"
 
 
+@dataclass(frozen=True)
+class JudgingSettings:
+    """How a run asks: language, seed, temperature, hard or soft verdicts."""
+
+    lang: str = "auto"
+    seed: int = 0
+    temperature: float = 0.0
+    verdicts: str = "hard"  # "hard" | "soft"
+    #: Check every reply against the prompt's few-shot example (see ``Judging.ask``).
+    copy_check: bool = True
+
+
 @dataclass
-class Context:
-    """What a metric may use: the judge door, the embedder, language and seed.
+class Accounting:
+    """What a run's judge calls cost: usage, the prompt versions used and, when
+    workers loaded the judge, the name and fingerprint they report (``judge``).
+    Thread-safe: calls of one sample may run at once."""
+
+    usage: Usage = field(default_factory=Usage)
+    prompt_versions: dict[str, str] = field(default_factory=dict)
+    #: The judge other processes used (``run.workers.JudgeInfo``), for the signature.
+    judge: Any = None
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def add_usage(self, usage: Usage) -> None:
+        with self._lock:
+            self.usage.add(usage)
+
+    def record_prompt(self, step: str, version: str) -> None:
+        with self._lock:
+            self.prompt_versions[step] = version
+
+    def merge(self, usage: Usage, prompt_versions: dict[str, str], judge: Any = None) -> None:
+        """Add another door's (a worker's, a sample's) cost to this run's."""
+        with self._lock:
+            self.usage.add(usage)
+            self.prompt_versions.update(prompt_versions)
+            if self.judge is None and getattr(judge, "name", None) is not None:
+                self.judge = judge
+
+
+class _RunKey:
+    """The identity of one run's doors (``Judging.run_key``): weakly referenceable,
+    shared by every ``for_sample`` door, so per-run caches survive them."""
+
+    __slots__ = ("__weakref__",)
+
+
+class Judging:
+    """The judge door: what a metric may use (judge, embedder) and how (settings).
 
     ``ask`` renders the prompt for a step (shared system text, then the
     sample block, then the step's own instruction, so that all calls of one
@@ -48,24 +100,76 @@ class Context:
     sample's per-context verdicts, its metrics and the next steps of other
     samples share one batch; the memo then also makes a second asker of the
     same step wait for the first one's reply instead of asking again.
+
+    A door's attributes are fixed once built (assigning one raises): a caller
+    that needs another seed, fan-out or accounting asks ``for_sample``.
     """
 
-    judge: Judge | None = None
-    embedder: Any = None  # localeval.embed.Embedder
-    lang: str = "auto"
-    seed: int = 0
-    temperature: float = 0.0
-    verdicts: str = "hard"  # "hard" | "soft"
-    usage: Usage = field(default_factory=Usage)
-    prompt_versions: dict[str, str] = field(default_factory=dict)
-    #: Check every reply against the prompt's few-shot example (see ``ask``).
-    copy_check: bool = True
-    fanout: int = 1
-    _memo: dict[str, Future] = field(default_factory=dict, repr=False)
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    def __init__(self, judge: Judge | None = None, embedder: Any = None, *,
+                 settings: JudgingSettings | None = None, fanout: int = 1,
+                 accounting: Accounting | None = None, run_key: _RunKey | None = None,
+                 **setting: Any) -> None:
+        """``setting``: ``JudgingSettings`` fields (lang, seed, ...) instead of ``settings``."""
+        base = settings or JudgingSettings()
+        init = object.__setattr__
+        init(self, "judge", judge)
+        init(self, "embedder", embedder)  # localeval.embed.Embedder
+        init(self, "settings", replace(base, **setting) if setting else base)
+        init(self, "fanout", fanout)
+        init(self, "accounting", accounting if accounting is not None else Accounting())
+        init(self, "run_key", run_key if run_key is not None else _RunKey())
+        init(self, "_memo", {})
+        init(self, "_lock", threading.Lock())
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"a Judging door is not changed after it is built ({name}); "
+                             "use for_sample(...)")
+
+    def __repr__(self) -> str:
+        return f"Judging(judge={self.judge!r}, settings={self.settings!r}, fanout={self.fanout})"
+
+    # -- read-only views of the settings and the accounting ----------------------------
+    @property
+    def lang(self) -> str:
+        return self.settings.lang
+
+    @property
+    def seed(self) -> int:
+        return self.settings.seed
+
+    @property
+    def temperature(self) -> float:
+        return self.settings.temperature
+
+    @property
+    def verdicts(self) -> str:
+        return self.settings.verdicts
+
+    @property
+    def copy_check(self) -> bool:
+        return self.settings.copy_check
+
+    @property
+    def usage(self) -> Usage:
+        return self.accounting.usage
+
+    @property
+    def prompt_versions(self) -> dict[str, str]:
+        return self.accounting.prompt_versions
+
+    def for_sample(self, *, fanout: int | None = None, accounting: Accounting | None = None,
+                   **setting: Any) -> "Judging":
+        """A door for one sample (or one round of it): the same models and run, an
+        empty memo; ``fanout`` and settings (seed, lang, temperature...) replaced when
+        given; its cost counted in ``accounting`` (default: this door's, the run's)."""
+        settings = replace(self.settings, **setting) if setting else self.settings
+        return Judging(self.judge, self.embedder, settings=settings,
+                       fanout=self.fanout if fanout is None else fanout,
+                       accounting=self.accounting if accounting is None else accounting,
+                       run_key=self.run_key)
 
     def begin_sample(self) -> None:
-        """Forget memoised replies; the runner calls this between samples."""
+        """Forget memoised replies (between samples of one door)."""
         with self._lock:
             self._memo.clear()
 
@@ -102,11 +206,6 @@ class Context:
                 f.add_done_callback(settle)
                 futures.append(f)
         return [f.result() for f in futures]
-
-    def add_usage(self, usage: Usage) -> None:
-        """Count a call's usage (thread-safe: calls of one sample may run at once)."""
-        with self._lock:
-            self.usage.add(usage)
 
     def ask(self, step: str, schema: type[BaseModel], sample: Sample, *,
             prob_field: str | None = None, **inputs: Any) -> JudgeReply:
@@ -167,10 +266,10 @@ class Context:
 
         reply = self._send(step, schema, sample, lang, prob_field, inputs, examples=True)
         if self.copy_check and prompting.find_copies(reply.output, step, sample, lang=lang, **inputs):
-            self.add_usage(Usage(copied_calls=1))
+            self.accounting.add_usage(Usage(copied_calls=1))
             reply = self._send(step, schema, sample, lang, prob_field, inputs, examples=False)
             if prompting.find_copies(reply.output, step, sample, lang=lang, **inputs):
-                self.add_usage(Usage(copy_failures=1))
+                self.accounting.add_usage(Usage(copy_failures=1))
                 return JudgeCallError(COPIED_EXAMPLE)
         return reply
 
@@ -179,8 +278,7 @@ class Context:
         import localeval.prompts as prompting
 
         messages, version = prompting.render(step, sample, lang=lang, examples=examples, **inputs)
-        with self._lock:
-            self.prompt_versions[step] = version
+        self.accounting.record_prompt(step, version)
         req = JudgeRequest(step=step, messages=tuple(messages), schema=schema, seed=self.seed,
                            temperature=self.temperature, prob_field=prob_field,
                            sample=sample, inputs=dict(inputs))
@@ -188,9 +286,9 @@ class Context:
             reply = self.judge.ask(req)  # type: ignore[union-attr]
         except JudgeCallError as e:
             # A failed call still cost a call (and its tokens, when the judge says so).
-            self.add_usage(e.usage if e.usage.calls else Usage(calls=1))
+            self.accounting.add_usage(e.usage if e.usage.calls else Usage(calls=1))
             raise
-        self.add_usage(reply.usage)
+        self.accounting.add_usage(reply.usage)
         return reply
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:

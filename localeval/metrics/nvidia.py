@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from localeval.errors import JudgeCallError
 from localeval.metrics.base import Metric
-from localeval.metrics.model_access import Context
+from localeval.metrics.model_access import Judging
 from localeval.metrics.schemas import Rating012, Rating024
 from localeval.metrics.specs import register
 from localeval.types import Sample, Score
@@ -26,7 +26,7 @@ from localeval.types import Sample, Score
 __all__ = ["NVContextRelevance", "NVAnswerAccuracy", "NVResponseGroundedness", "dual_judge"]
 
 
-def dual_judge(ctx: Context, sample: Sample, step: str, schema: type[BaseModel],
+def dual_judge(ctx: Judging, sample: Sample, step: str, schema: type[BaseModel],
                scale: float) -> Score:
     """Ratings from ``{step}_1`` and ``{step}_2``, each divided by ``scale``, averaged.
 
@@ -67,7 +67,7 @@ class NVContextRelevance(Metric):
     on_empty: ClassVar[tuple[tuple[str, float | None], ...]] = (("question", 0.0),
                                                                  ("contexts", 0.0))
 
-    def score(self, sample: Sample, ctx: Context) -> Score:
+    def score(self, sample: Sample, ctx: Judging) -> Score:
         question, joined = (sample.question or "").strip(), _joined(sample)
         if joined in question:  # includes equality
             return Score(0.0, details={"shortcut": "contexts only repeat the question"})
@@ -86,7 +86,7 @@ class NVAnswerAccuracy(Metric):
     on_empty: ClassVar[tuple[tuple[str, float | None], ...]] = (("reference", None),
                                                                  ("answer", 0.0))
 
-    def score(self, sample: Sample, ctx: Context) -> Score:
+    def score(self, sample: Sample, ctx: Judging) -> Score:
         return dual_judge(ctx, sample, "nv_answer_accuracy", Rating024, 4.0)
 
 
@@ -102,7 +102,7 @@ class NVResponseGroundedness(Metric):
     on_empty: ClassVar[tuple[tuple[str, float | None], ...]] = (("answer", 0.0),
                                                                  ("contexts", 0.0))
 
-    def score(self, sample: Sample, ctx: Context) -> Score:
+    def score(self, sample: Sample, ctx: Judging) -> Score:
         answer, joined = (sample.answer or "").strip(), _joined(sample)
         if answer in joined:  # includes equality, as ragas
             return Score(1.0, details={"shortcut": "the answer is quoted from the contexts"})

@@ -19,7 +19,7 @@ from localeval.lang import resolve_lang, split_sentences
 from localeval.metrics.base import Metric
 from localeval.metrics.degenerate import extracted_nothing
 from localeval.metrics.grounding import entity_bounds, occurs_in, reason_chars, source
-from localeval.metrics.model_access import Context
+from localeval.metrics.model_access import Judging
 from localeval.metrics.schemas import (
     MAX_STATEMENTS,
     ContextVerdict,
@@ -47,7 +47,7 @@ class _RankedUsefulness(Metric):
     step: ClassVar[str] = ""
     uses_judge: ClassVar[bool] = True
 
-    def score(self, sample: Sample, ctx: Context) -> Score:
+    def score(self, sample: Sample, ctx: Judging) -> Score:
         contexts = sample.contexts or []
         verdicts: list[dict] = []
         values: list[float] = []
@@ -104,7 +104,7 @@ class ContextRecall(Metric):
     on_empty: ClassVar[tuple[tuple[str, float | None], ...]] = (("reference", None),
                                                                  ("contexts", 0.0))
 
-    def score(self, sample: Sample, ctx: Context) -> Score:
+    def score(self, sample: Sample, ctx: Judging) -> Score:
         ref = sample.reference or ""
         sentences = split_sentences(ref, resolve_lang(ctx.lang, ref))
         if not sentences:
@@ -125,7 +125,7 @@ class ContextRecall(Metric):
         return Score(sum(values) / len(values), details={"classifications": rows})
 
 
-def _entities(ctx: Context, sample: Sample, target: str) -> tuple[list[str], list[str]]:
+def _entities(ctx: Judging, sample: Sample, target: str) -> tuple[list[str], list[str]]:
     """Entities of the reference or the joined contexts: (found in that text, not found).
 
     The schema bounds the list and each entity by the source (its words and
@@ -152,7 +152,7 @@ class ContextEntityRecall(Metric):
     on_empty: ClassVar[tuple[tuple[str, float | None], ...]] = (("reference", None),
                                                                  ("contexts", 0.0))
 
-    def score(self, sample: Sample, ctx: Context) -> Score:
+    def score(self, sample: Sample, ctx: Judging) -> Score:
         ref, ref_dropped = _entities(ctx, sample, "reference")
         details: dict = {"reference_entities": ref, "dropped_reference_entities": ref_dropped,
                          "dropped": len(ref_dropped)}
@@ -189,7 +189,7 @@ class ContextRelevancy(Metric):
     description: ClassVar[str] = "#needed context sentences / #context sentences"
     on_empty: ClassVar[tuple[tuple[str, float | None], ...]] = (("contexts", 0.0),)
 
-    def score(self, sample: Sample, ctx: Context) -> Score:
+    def score(self, sample: Sample, ctx: Judging) -> Score:
         joined = "\n".join(sample.contexts or [])
         lang = resolve_lang(ctx.lang, joined)
         sentences = split_sentences(joined, lang)

@@ -6,7 +6,7 @@ dataset becomes flat numpy arrays in one pass of C-level set operations per
 query (``prepare_rankings``), and hits, first relevant rank, average
 precision and DCG are computed for all queries together (``RankingOps``).
 The pass is shared by the retrieval metrics of one run through a cache
-scoped to the run's ``Context`` (``rankings_for``). The metric classes and
+scoped to the run's ``Judging`` (``rankings_for``). The metric classes and
 trec_eval's conventions are in ``localeval.metrics.retrieval``.
 """
 
@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 
 if TYPE_CHECKING:
-    from localeval.metrics.model_access import Context
+    from localeval.metrics.model_access import Judging
 
 __all__ = ["Rankings", "RankingOps", "prepare_rankings", "rankings_for", "safe_div"]
 
@@ -132,8 +132,9 @@ class _RunCache:
 
     Building ``Rankings`` touches every retrieved id (a memory-bound pass,
     most of the cost); a run asking for ndcg, map and mrr would pay it three
-    times. The cache is scoped to the run's ``Context`` (dropped when the
-    context is garbage-collected) and is used only if the queries are the
+    times. The cache is scoped to the run (``Judging.run_key``, shared by the
+    run's per-sample doors; dropped when the run's doors are garbage-collected)
+    and is used only if the queries are the
     very same list and dict objects, with the same lengths, as when it was
     built; without a context nothing is cached.
     """
@@ -142,20 +143,21 @@ class _RunCache:
         self._lock = threading.Lock()
         self._entries: dict[int, tuple[weakref.ref, list, list[int], Rankings]] = {}
 
-    def get(self, pairs: list[tuple[Any, Any]], ctx: Context | None) -> Rankings:
+    def get(self, pairs: list[tuple[Any, Any]], ctx: Judging | None) -> Rankings:
         if ctx is None:
             return prepare_rankings(pairs)
-        key = id(ctx)
+        run = ctx.run_key
+        key = id(run)
         lengths = [n for ret, rel in pairs for n in (len(ret), len(rel))]
         with self._lock:
             hit = self._entries.get(key)
-        if hit is not None and hit[0]() is ctx and hit[2] == lengths and len(hit[1]) == len(
+        if hit is not None and hit[0]() is run and hit[2] == lengths and len(hit[1]) == len(
                 pairs) and all(a is c and b is d for (a, b), (c, d) in zip(pairs, hit[1])):
             return hit[3]
         rankings = prepare_rankings(pairs)
         try:
-            ref = weakref.ref(ctx, lambda _r, k=key: self._drop(k))
-        except TypeError:  # context type without weak references: do not cache
+            ref = weakref.ref(run, lambda _r, k=key: self._drop(k))
+        except TypeError:  # a run key without weak references: do not cache
             return rankings
         with self._lock:
             self._entries[key] = (ref, list(pairs), lengths, rankings)
@@ -169,8 +171,8 @@ class _RunCache:
 _run_cache = _RunCache()
 
 
-def rankings_for(pairs: list[tuple[Any, Any]], ctx: Context | None) -> Rankings:
-    """``Rankings`` of (retrieved_ids, relevant_ids) pairs, built once per run's ``Context``."""
+def rankings_for(pairs: list[tuple[Any, Any]], ctx: Judging | None) -> Rankings:
+    """``Rankings`` of (retrieved_ids, relevant_ids) pairs, built once per run's ``Judging``."""
     return _run_cache.get(pairs, ctx)
 
 

@@ -34,7 +34,7 @@ from typing import Any, Literal, Sequence
 import numpy as np
 
 from localeval.metrics.base import Metric
-from localeval.metrics.model_access import Context
+from localeval.metrics.model_access import Judging
 from localeval.metrics.rankings import RankingOps, rankings_for, safe_div
 from localeval.metrics.specs import register
 from localeval.types import Sample, Score
@@ -63,10 +63,10 @@ class _RetrievalMetric(Metric):
                 raise ValueError(f"k must be a positive integer, got {self.k!r}")
             object.__setattr__(self, "k", int(k))
 
-    def score(self, sample: Sample, ctx: Context | None = None) -> Score:
+    def score(self, sample: Sample, ctx: Judging | None = None) -> Score:
         return self.score_batch([sample], ctx)[0]
 
-    def score_batch(self, samples: Sequence[Sample], ctx: Context | None = None) -> list[Score]:
+    def score_batch(self, samples: Sequence[Sample], ctx: Judging | None = None) -> list[Score]:
         out: list[Score | None] = [None] * len(samples)
         todo: list[int] = []
         for i, s in enumerate(samples):

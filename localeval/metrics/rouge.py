@@ -16,7 +16,7 @@ import numpy as np
 
 from localeval.lang import rouge_tokens
 from localeval.metrics.base import Metric
-from localeval.metrics.model_access import Context
+from localeval.metrics.model_access import Judging
 from localeval.metrics.ngrams import PairBatch, encode_pairs, lcs_lengths, ngram_matches
 from localeval.metrics.specs import register
 from localeval.metrics.text_pairs import check_lang, pair_language, split_missing
@@ -125,10 +125,10 @@ class _Rouge(Metric):
             raise ValueError("measure must be f, p or r")
         check_lang(self.lang)
 
-    def score(self, sample: Sample, ctx: Context | None = None) -> Score:
+    def score(self, sample: Sample, ctx: Judging | None = None) -> Score:
         return self.score_batch([sample], ctx)[0]
 
-    def score_batch(self, samples: Sequence[Sample], ctx: Context | None = None) -> list[Score]:
+    def score_batch(self, samples: Sequence[Sample], ctx: Judging | None = None) -> list[Score]:
         out, todo = split_missing(samples, self.requires)
         refs = [samples[i].reference for i in todo]
         hyps = [samples[i].answer for i in todo]

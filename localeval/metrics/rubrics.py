@@ -23,7 +23,7 @@ from pydantic import Field, StrictStr
 
 from localeval.errors import InvalidArgument
 from localeval.metrics.criteria import UserDefined
-from localeval.metrics.model_access import Context
+from localeval.metrics.model_access import Judging
 from localeval.metrics.parameters import MAX_LEVEL, Parameters, refuse, shown
 from localeval.metrics.schemas import MAX_SCALE_POINTS, rating_schema
 from localeval.types import Sample, Score
@@ -97,7 +97,7 @@ def parse_rubric(rubric: Any, where: str = "rubric") -> tuple[tuple[int, str], .
     return tuple(sorted(out.items()))
 
 
-def rate(ctx: Context, sample: Sample, step: str, levels: tuple[int, ...],
+def rate(ctx: Judging, sample: Sample, step: str, levels: tuple[int, ...],
          **inputs: Any) -> Score:
     """Ask ``step`` for a reason and a score among ``levels``; scale it to 0-1.
 
@@ -143,7 +143,7 @@ class RubricsScore(UserDefined):
             refuse(self, "rubrics", str(e).removeprefix("rubrics: "))
         object.__setattr__(self, "rubrics", rubric)
 
-    def score(self, sample: Sample, ctx: Context) -> Score:
+    def score(self, sample: Sample, ctx: Judging) -> Score:
         self.record(ctx)
         levels = tuple(level for level, _ in self.rubrics)
         return rate(ctx, sample, self.step, levels, rubric=list(self.rubrics))
@@ -175,7 +175,7 @@ class InstanceRubrics(UserDefined):
         if not self.column:
             raise InvalidArgument("InstanceRubrics needs a column")
 
-    def score(self, sample: Sample, ctx: Context) -> Score:
+    def score(self, sample: Sample, ctx: Judging) -> Score:
         row = f"row {sample.row}" if sample.row is not None else f"sample {sample.id!r}"
         raw = sample.metadata.get(self.column)
         if raw is None:

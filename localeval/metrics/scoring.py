@@ -12,7 +12,7 @@ from __future__ import annotations
 from localeval.errors import JudgeCallError, NoEmbedder, NoJudge
 from localeval.metrics.base import Metric
 from localeval.metrics.degenerate import decide_empty
-from localeval.metrics.model_access import Context
+from localeval.metrics.model_access import Judging
 from localeval.types import Sample, Score
 
 __all__ = ["missing_reason", "score_one"]
@@ -24,7 +24,7 @@ def missing_reason(m: Metric, s: Sample) -> str:
     return "missing " + ", ".join(missing) if missing else "not computed"
 
 
-def score_one(m: Metric, s: Sample, ctx: Context) -> Score:
+def score_one(m: Metric, s: Sample, ctx: Judging) -> Score:
     """``m.score(s, ctx)``; unscored with the reason when a field is missing or the model
     fails; decided without any model call when an input it reads is empty."""
     if m.missing_fields(s):

@@ -2,7 +2,7 @@
 
 Statement extraction is one step (``statements``) with one set of inputs per
 source text, so faithfulness, answer_correctness and noise_sensitivity asking
-for the answer's statements send byte-identical requests and ``Context``
+for the answer's statements send byte-identical requests and ``Judging``
 answers all but the first from its per-sample memo. Its output is bounded by
 the source (``grounding.statement_bounds``) and repeated statements are merged
 before any verdict is asked.
@@ -17,7 +17,7 @@ import numpy as np
 
 from localeval.lang import resolve_lang
 from localeval.metrics.grounding import merge_duplicates, reason_chars, source, statement_bounds
-from localeval.metrics.model_access import Context
+from localeval.metrics.model_access import Judging
 from localeval.metrics.schemas import statements_schema, verdicts_schema
 from localeval.types import Sample
 
@@ -41,7 +41,7 @@ class Extracted:
     merged: int = 0
 
 
-def statements(ctx: Context, sample: Sample, target: Literal["answer", "reference"]) -> Extracted:
+def statements(ctx: Judging, sample: Sample, target: Literal["answer", "reference"]) -> Extracted:
     """Self-contained statements of the answer or the reference, repeats merged.
 
     The schema allows a few statements per source sentence, each about as long
@@ -55,7 +55,7 @@ def statements(ctx: Context, sample: Sample, target: Literal["answer", "referenc
     return Extracted(kept, merged)
 
 
-def statement_verdicts(ctx: Context, sample: Sample, step: str, stmts: Sequence[str], *,
+def statement_verdicts(ctx: Judging, sample: Sample, step: str, stmts: Sequence[str], *,
                        soft: bool = False, **inputs: Any) -> tuple[list[dict[str, Any]], list[float]]:
     """Ask ``step`` for one verdict per statement; return the details and the verdict values.
 

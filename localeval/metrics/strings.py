@@ -19,7 +19,7 @@ from typing import Any, ClassVar, Literal, Sequence
 
 from localeval.lang import normalise
 from localeval.metrics.base import Metric
-from localeval.metrics.model_access import Context
+from localeval.metrics.model_access import Judging
 from localeval.metrics.specs import register
 from localeval.metrics.text_pairs import split_missing
 from localeval.types import Sample, Score
@@ -62,10 +62,10 @@ class _StringPair(Metric):
     def _value(self, ref: str, ans: str) -> float:
         raise NotImplementedError
 
-    def score(self, sample: Sample, ctx: Context | None = None) -> Score:
+    def score(self, sample: Sample, ctx: Judging | None = None) -> Score:
         return self.score_batch([sample], ctx)[0]
 
-    def score_batch(self, samples: Sequence[Sample], ctx: Context | None = None) -> list[Score]:
+    def score_batch(self, samples: Sequence[Sample], ctx: Judging | None = None) -> list[Score]:
         out, todo = split_missing(samples, self.requires)
         for i in todo:
             ref, ans = self._texts(samples[i])

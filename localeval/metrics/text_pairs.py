@@ -13,7 +13,7 @@ from localeval.lang import LANGS, resolve_lang
 from localeval.types import Sample, Score
 
 if TYPE_CHECKING:
-    from localeval.metrics.model_access import Context
+    from localeval.metrics.model_access import Judging
 
 __all__ = ["split_missing", "pair_language", "check_lang"]
 
@@ -32,7 +32,7 @@ def split_missing(samples: Sequence[Sample], fields: Sequence[str]
     return out, todo
 
 
-def pair_language(configured: str, ctx: Context | None, ref: str, hyp: str) -> str:
+def pair_language(configured: str, ctx: Judging | None, ref: str, hyp: str) -> str:
     """The metric's ``lang``, else the run's ``--lang``, else detected from the pair.
 
     Detection looks at reference and answer together so that both sides of a

@@ -16,7 +16,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from localeval.metrics import Context, Metric, Thresholded, get_metric
+from localeval.metrics import Judging, Metric, Thresholded, get_metric
 from localeval.ragas.dataset import check_fields
 
 __all__ = ["RagasMetric", "MetricResult", "NO_MEANING_OFFLINE"]
@@ -65,7 +65,7 @@ class RagasMetric:
         params = {k: tuple(v) if isinstance(v, list) else v for k, v in params.items()}
         metric: Metric = cls(**params)
         self.metric: Metric = Thresholded(metric, threshold) if threshold is not None else metric
-        self._ctx: Context | None = None
+        self._ctx: Judging | None = None
 
     def _params(self, cls: type[Metric], kwargs: dict[str, Any]) -> dict[str, Any]:
         own = {f.name for f in dataclasses.fields(cls)} if dataclasses.is_dataclass(cls) else set()
@@ -112,7 +112,7 @@ class RagasMetric:
             store = open_cache(cfg.cache)
             judge = self.judge if self.judge is not None else cfg.judge
             embedder = self.embedder if self.embedder is not None else cfg.embedder
-            self._ctx = Context(
+            self._ctx = Judging(
                 judge=resolve_judge(judge, store, dict(cfg.judge_options))
                 if self.metric.uses_judge else None,
                 embedder=resolve_embedder(embedder, store, cfg.device)

@@ -4,7 +4,7 @@ A judge's output parses by construction (the grammar), so parsing proves
 nothing. What can be checked from the run itself:
 
 - **copying**: replies that reproduce the prompt's few-shot example (counted by
-  ``metrics.Context.ask``, which retries them without the example);
+  ``metrics.Judging.ask``, which retries them without the example);
 - **unscored share**: judge scores that could not be given, by reason;
 - **extracted nothing**: non-empty texts (answers, references) from which the
   judge extracted no statement, claim or entity: a failed call, never a score;

@@ -10,14 +10,14 @@ from __future__ import annotations
 import statistics
 from typing import Any, Mapping, Sequence
 
-from localeval.metrics import Context, Metric
+from localeval.metrics import Judging, Metric
 from localeval.report import judge_health, signature, signature_line, summarize_metrics
 from localeval.types import Sample, Score
 
 __all__ = ["build_summary"]
 
 
-def build_summary(chosen: Sequence[Metric], scores: Sequence[Mapping[str, Score]], ctx: Context,
+def build_summary(chosen: Sequence[Metric], scores: Sequence[Mapping[str, Score]], ctx: Judging,
                   seed: int, verdicts: str, lang: str, repeats: int, version: str,
                   notes: list[str], samples: Sequence[Sample] = (),
                   self_test: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -43,12 +43,14 @@ def build_summary(chosen: Sequence[Metric], scores: Sequence[Mapping[str, Score]
         if m.lower_is_better:
             entry["lower_is_better"] = True
         metrics[m.key] = entry
-    sig = signature(version=version, judge=ctx.judge, embedder=ctx.embedder, seed=seed,
+    # The judge this process loaded, else the one the workers reported.
+    judge = ctx.judge if ctx.judge is not None else ctx.accounting.judge
+    sig = signature(version=version, judge=judge, embedder=ctx.embedder, seed=seed,
                     prompts=ctx.prompt_versions, verdicts=verdicts, lang=lang, repeats=repeats)
     out = {"metrics": metrics, "n_samples": len(scores), "signature": sig,
            "signature_line": signature_line(sig), "usage": ctx.usage.to_dict()}
     judged = [m.key for m in chosen if m.uses_judge]
-    if judged and ctx.judge is not None:
+    if judged and judge is not None:
         out["judge_health"] = judge_health(judged, samples, scores, out["usage"], self_test)
     if notes:
         out["notes"] = notes

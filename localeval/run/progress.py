@@ -101,7 +101,7 @@ class TokenEta:
 class RunProgress:
     """Wraps ``rich.progress``; a no-op when disabled.
 
-    ``usage``: the run's live Usage object (``Context.usage``). When given, the
+    ``usage``: the run's live Usage object (``Judging.usage``). When given, the
     statistics and the ETA follow it on every refresh, i.e. per judge call;
     otherwise they follow the usage passed to :meth:`update`.
     """

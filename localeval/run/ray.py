@@ -23,7 +23,7 @@ from collections import deque
 from typing import Any, Iterator, Sequence
 
 from localeval.errors import ModelError, UsageError
-from localeval.metrics import Context, Metric
+from localeval.metrics import Judging, Metric
 from localeval.run.workers import SampleScorer, ScoredSample, WorkerSpec
 from localeval.types import Sample, Score
 
@@ -137,7 +137,7 @@ def _default_actors(ray: Any, num_gpus_per_actor: float) -> int:
     return max(1, int(res.get("CPU", 1)))
 
 
-def ray_stream(samples: Sequence[Sample], metrics: Sequence[Metric], ctx: Context, judge: Any,
+def ray_stream(samples: Sequence[Sample], metrics: Sequence[Metric], ctx: Judging, judge: Any,
                judge_options: dict[str, Any] | None, embedder: Any, cache_path: str | None,
                device: str, repeats: int, address: str | bool | None = None,
                num_actors: int | None = None, num_gpus_per_actor: float = 0,
@@ -199,7 +199,7 @@ def ray_stream(samples: Sequence[Sample], metrics: Sequence[Metric], ctx: Contex
 
 
 def _dispatch(ray: Any, lost: tuple[type[BaseException], ...], samples: Sequence[Sample],
-              actors: list[Any], spawn: Any, ctx: Context) -> Iterator[dict[str, Score]]:
+              actors: list[Any], spawn: Any, ctx: Judging) -> Iterator[dict[str, Score]]:
     todo: deque[int] = deque(range(len(samples)))
     attempts = [0] * len(samples)
     load = {a: 0 for a in actors}

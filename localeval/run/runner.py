@@ -23,7 +23,7 @@ from localeval.dataset import Dataset, check_required, load_dataset
 from localeval.config import RunConfig
 from localeval.errors import UsageError
 from localeval.judge import Judge
-from localeval.metrics import Context, Metric, NoJudge, empty_input_note, parse_metrics
+from localeval.metrics import Judging, Metric, NoJudge, empty_input_note, parse_metrics
 from localeval.results import RunWriter, sample_record
 from localeval.run.aggregate import build_summary
 from localeval.run.result import EvaluationResult, write_reports
@@ -181,7 +181,7 @@ def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes
         temperature = 0.7 if repeats > 1 else 0.0
     elif repeats > 1 and temperature == 0.0:
         warn("--repeats with temperature 0 gives identical runs; set --temperature > 0")
-    ctx = Context(judge=the_judge, embedder=the_embedder, lang=lang, seed=seed,
+    ctx = Judging(judge=the_judge, embedder=the_embedder, lang=lang, seed=seed,
                   temperature=temperature, verdicts=verdicts)
     self_test = _judge_self_test(chosen, the_judge, the_embedder, verdicts, store,
                                  enabled=cfg.judge_check, pooled=pooled,
@@ -307,7 +307,7 @@ def _judge_self_test(chosen: Sequence[Metric], judge: Judge | None, embedder: An
     """The self-test of the run's judge on its judge metrics (``CheckResult.to_dict()``).
 
     None when the run has no judge metric; ``{"verdict": "skipped", ...}`` when
-    it cannot or should not run. It has its own Context, so no score changes.
+    it cannot or should not run. It has its own Judging, so no score changes.
     """
     if not any(m.uses_judge for m in chosen):
         return None

@@ -13,7 +13,7 @@ import statistics
 import time
 from typing import Protocol, Sequence
 
-from localeval.metrics import Context, Metric, score_one
+from localeval.metrics import Judging, Metric, score_one
 from localeval.types import Sample, Score
 
 __all__ = ["MetricObserver", "score_sample"]
@@ -34,7 +34,7 @@ class MetricObserver(Protocol):
     def finished(self, sample: Sample, metric: Metric, score: Score, seconds: float) -> None: ...
 
 
-def score_sample(s: Sample, model_metrics: Sequence[Metric], ctx: Context, repeats: int,
+def score_sample(s: Sample, model_metrics: Sequence[Metric], ctx: Judging, repeats: int,
                  observer: MetricObserver | None = None) -> dict[str, Score]:
     """All model metrics of one sample, back to back (they share the KV prefix).
 
@@ -55,7 +55,7 @@ def score_sample(s: Sample, model_metrics: Sequence[Metric], ctx: Context, repea
     return {m.key: sc for m, sc in zip(ordered, scores)}
 
 
-def _observed(m: Metric, s: Sample, ctx: Context, repeats: int,
+def _observed(m: Metric, s: Sample, ctx: Judging, repeats: int,
               observer: MetricObserver | None) -> Score:
     if observer is None or m.missing_fields(s):
         return _score_repeated(m, s, ctx, repeats)
@@ -66,17 +66,12 @@ def _observed(m: Metric, s: Sample, ctx: Context, repeats: int,
     return score
 
 
-def _score_repeated(m: Metric, s: Sample, ctx: Context, repeats: int) -> Score:
+def _score_repeated(m: Metric, s: Sample, ctx: Judging, repeats: int) -> Score:
     """One metric of one sample; judge metrics ``repeats`` times with seeds seed, seed+1, ..."""
     if m.missing_fields(s) or not m.uses_judge or repeats == 1:
         return score_one(m, s, ctx)
-    seed = ctx.seed
-    results = []
-    for r in range(repeats):
-        ctx.seed = seed + r
-        ctx.begin_sample()
-        results.append(score_one(m, s, ctx))
-    ctx.seed = seed
+    # Each round on a door of its own seed (and memo); usage is counted in the run's.
+    results = [score_one(m, s, ctx.for_sample(seed=ctx.seed + r)) for r in range(repeats)]
     vals = [r.value for r in results if r.value is not None]
     if not vals:
         return results[0]

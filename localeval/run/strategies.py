@@ -1,7 +1,7 @@
 """Where samples are scored: in this process, in worker processes, in judge-pool threads or on Ray.
 
 Every strategy yields each sample's model scores in input order and merges
-usage and prompt versions into the driver's ``Context`` in that order, so
+usage and prompt versions into the driver's ``Judging`` in that order, so
 ``evaluate`` writes the same ``results.jsonl`` and summary whichever runs.
 ``score_stream`` picks one; Ray's lives in ``run.ray``.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Sequence
 
-from localeval.metrics import Context, Metric
+from localeval.metrics import Accounting, Judging, Metric
 from localeval.run.scoring import MetricObserver, score_sample
 from localeval.run.wiring import open_cache
 from localeval.run.workers import SampleScorer, ScoredSample, WorkerSpec
@@ -19,7 +19,7 @@ from localeval.types import Sample, Score
 __all__ = ["score_stream", "pool_capacity", "samples_in_flight"]
 
 
-def score_stream(samples: Sequence[Sample], metrics: Sequence[Metric], ctx: Context,
+def score_stream(samples: Sequence[Sample], metrics: Sequence[Metric], ctx: Judging,
                  repeats: int, *, judge: Any, judge_options: dict[str, Any] | None,
                  embedder: Any, store: Any, device: str, workers: int,
                  ray: str | bool | None, ray_actors: int | None,
@@ -58,7 +58,7 @@ def _score_in_worker(s: Sample) -> ScoredSample:
     return _SCORER.score(s)
 
 
-def process_stream(samples: Sequence[Sample], metrics: Sequence[Metric], ctx: Context,
+def process_stream(samples: Sequence[Sample], metrics: Sequence[Metric], ctx: Judging,
                    judge: Any, judge_options: dict[str, Any] | None, embedder: Any, store: Any,
                    device: str, repeats: int, workers: int) -> Iterator[dict[str, Score]]:
     """Score samples in ``workers`` processes, each with its own model; yield in order.
@@ -118,10 +118,10 @@ def samples_in_flight(capacity: int, n_metrics: int, *, at_least: int = 2) -> in
     return max(at_least, -(-capacity // 4))
 
 
-def threaded_stream(samples: Sequence[Sample], metrics: Sequence[Metric], ctx: Context,
+def threaded_stream(samples: Sequence[Sample], metrics: Sequence[Metric], ctx: Judging,
                     repeats: int, threads: int,
                     observer: MetricObserver | None = None) -> Iterator[dict[str, Score]]:
-    """Score samples at once, each with its own Context; yield in order.
+    """Score samples at once, each with its own Judging; yield in order.
 
     ``threads`` is the calls the judge serves at once: a pool of servers, or
     the sequences of a batched in-process judge. Each sample's independent
@@ -135,22 +135,21 @@ def threaded_stream(samples: Sequence[Sample], metrics: Sequence[Metric], ctx: C
 
     capacity = threads
 
-    def one(s: Sample) -> tuple[dict[str, Score], Context]:
-        c = Context(judge=ctx.judge, embedder=ctx.embedder, lang=ctx.lang, seed=ctx.seed,
-                    temperature=ctx.temperature, verdicts=ctx.verdicts, fanout=capacity)
+    def one(s: Sample) -> tuple[dict[str, Score], Judging]:
+        c = ctx.for_sample(fanout=capacity, accounting=Accounting())
         return score_sample(s, metrics, c, repeats, observer), c
 
-    # A sample fans its independent calls out (``Context.fanout``), so a few
+    # A sample fans its independent calls out (``Judging.fanout``), so a few
     # samples keep every slot busy; more would only spread the judge's KV
     # cache over more prefixes. Twice that are queued, ready to start.
     in_process = isinstance(_unwrapped(ctx.judge), LlamaJudge)
     threads = samples_in_flight(threads, len(metrics), at_least=1 if in_process else 2)
     window = 2 * threads
-    ready: list[tuple[dict[str, Score], Context]] = []
+    ready: list[tuple[dict[str, Score], Judging]] = []
     interrupted = stopped = False
     try:
         with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="localeval-judge") as ex:
-            pending: list[Future[tuple[dict[str, Score], Context]]] = []
+            pending: list[Future[tuple[dict[str, Score], Judging]]] = []
             it = iter(samples)
             try:
                 for s in it:
@@ -160,8 +159,7 @@ def threaded_stream(samples: Sequence[Sample], metrics: Sequence[Metric], ctx: C
                 while pending:
                     scores, c = pending[0].result()
                     pending.pop(0)
-                    ctx.usage.add(c.usage)
-                    ctx.prompt_versions.update(c.prompt_versions)
+                    ctx.accounting.merge(c.usage, c.prompt_versions)
                     nxt = next(it, None)
                     if nxt is not None:
                         pending.append(ex.submit(one, nxt))
@@ -183,8 +181,7 @@ def threaded_stream(samples: Sequence[Sample], metrics: Sequence[Metric], ctx: C
         if stopped:
             _unwrapped(ctx.judge).resume()
     for scores, c in ready:
-        ctx.usage.add(c.usage)
-        ctx.prompt_versions.update(c.prompt_versions)
+        ctx.accounting.merge(c.usage, c.prompt_versions)
         yield scores
     if interrupted:
         raise KeyboardInterrupt

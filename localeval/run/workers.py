@@ -3,7 +3,7 @@
 A worker cannot be handed the driver's judge object: it loads its own from
 a ``WorkerSpec`` (the judge and embedder as paths, names or URLs, the run's
 settings and metrics), scores whole samples with a ``SampleScorer`` and sends
-back a ``ScoredSample``, which the driver merges into its own ``Context`` in
+back a ``ScoredSample``, which the driver merges into its own ``Judging`` in
 input order, so the summary equals a single-process run's.
 """
 
@@ -15,7 +15,7 @@ from typing import Any, Sequence
 
 from localeval.errors import UsageError
 from localeval.judge import Usage
-from localeval.metrics import Context, Metric
+from localeval.metrics import Accounting, Judging, Metric
 from localeval.run.scoring import score_sample
 from localeval.run.wiring import resolve_embedder, resolve_judge
 from localeval.types import Sample, Score
@@ -40,12 +40,9 @@ class ScoredSample:
     prompt_versions: dict[str, str]
     judge: JudgeInfo
 
-    def merge_into(self, ctx: Context) -> dict[str, Score]:
+    def merge_into(self, ctx: Judging) -> dict[str, Score]:
         """Add this sample's usage and prompt versions to the driver's ``ctx``; return the scores."""
-        ctx.usage.add(self.usage)
-        ctx.prompt_versions.update(self.prompt_versions)
-        if ctx.judge is None and self.judge.name is not None:
-            ctx.judge = self.judge  # type: ignore[assignment]
+        ctx.accounting.merge(self.usage, self.prompt_versions, judge=self.judge)
         return self.scores
 
 
@@ -63,7 +60,7 @@ class WorkerSpec:
 
     @classmethod
     def for_run(cls, judge: Any, judge_options: dict[str, Any] | None, embedder: Any,
-                device: str, metrics: Sequence[Metric], repeats: int, ctx: Context, *,
+                device: str, metrics: Sequence[Metric], repeats: int, ctx: Judging, *,
                 flag: str, forms: str) -> "WorkerSpec":
         """The spec for workers started by ``flag``; UsageError when a model is an object.
 
@@ -94,12 +91,12 @@ class SampleScorer:
                  if any(m.uses_judge for m in spec.metrics) else None)
         embedder = (resolve_embedder(spec.embedder, cache, spec.device)
                     if any(m.uses_embedder for m in spec.metrics) else None)
-        self.ctx = Context(judge=judge, embedder=embedder, **spec.ctx_kwargs)
+        self.ctx = Judging(judge=judge, embedder=embedder, **spec.ctx_kwargs)
         self.metrics, self.repeats = spec.metrics, spec.repeats
 
     def score(self, s: Sample) -> ScoredSample:
-        self.ctx.usage = Usage()
-        scores = score_sample(s, self.metrics, self.ctx, self.repeats)
-        j = self.ctx.judge
-        return ScoredSample(scores, self.ctx.usage, dict(self.ctx.prompt_versions),
+        door = self.ctx.for_sample(accounting=Accounting())  # this sample's cost alone
+        scores = score_sample(s, self.metrics, door, self.repeats)
+        j = door.judge
+        return ScoredSample(scores, door.usage, dict(door.prompt_versions),
                             JudgeInfo(getattr(j, "name", None), getattr(j, "fingerprint", None)))

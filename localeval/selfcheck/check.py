@@ -15,7 +15,7 @@ The whole judge is as fit as its worst checked metric. Only the judge is
 tested: answer_correctness is checked on its judge part (factuality, weights
 1:0), since its embedding share would order the pairs right with any judge,
 and a ``:threshold=`` wrapper is checked on the raw score. The check runs at
-temperature 0 in its own ``Context`` (own memo, own usage), so it changes no
+temperature 0 in its own ``Judging`` (own memo, own usage), so it changes no
 score of a run; each metric's result is cached (judge and embedder
 fingerprints, probe set, prompt versions, metric, verdict mode), so a judge
 is checked once, not every run.
@@ -29,7 +29,7 @@ from typing import Any, Callable, Sequence
 
 from localeval.cache import text_key
 from localeval.judge import Judge, Usage
-from localeval.metrics import Context, Metric, parse_metrics, score_one
+from localeval.metrics import Judging, Metric, parse_metrics, score_one
 from localeval.selfcheck.probes import probes_for, probes_version
 from localeval.types import Score
 
@@ -198,7 +198,7 @@ def check_judge(judge: Judge, metrics: Sequence[Metric | str], *, embedder: Any 
     check every run takes.
     """
     run, skipped = checkable(metrics, embedder=embedder is not None)
-    ctx = Context(judge=judge, embedder=embedder, lang="auto", seed=0, temperature=0.0,
+    ctx = Judging(judge=judge, embedder=embedder, lang="auto", seed=0, temperature=0.0,
                   verdicts=verdicts)
     result = CheckResult(getattr(judge, "name", "?"), getattr(judge, "fingerprint", "?"),
                          probes_version(), skipped=skipped)

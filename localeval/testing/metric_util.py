@@ -7,7 +7,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from localeval.metrics import Context, Metric, decide_empty
+from localeval.metrics import Judging, Metric, decide_empty
 from localeval.testing.scripted import ScriptedJudge
 from localeval.types import Sample, Score
 
@@ -51,13 +51,13 @@ def verdicts(*values: int) -> dict[str, Any]:
 
 
 def run(metric: Metric, sample: Sample, script: Mapping[str, Any] | ScriptedJudge, *,
-        embedder: Any = None, **ctx_kw: Any) -> tuple[Score, ScriptedJudge, Context]:
+        embedder: Any = None, **ctx_kw: Any) -> tuple[Score, ScriptedJudge, Judging]:
     """Score one sample with a scripted judge; returns the score, the judge and the context.
 
     Empty inputs are decided first, as in a run (``metrics.decide_empty``); judge
     errors are raised, not turned into unscored samples, so tests can catch them.
     """
     judge = script if isinstance(script, ScriptedJudge) else ScriptedJudge(script)
-    ctx = Context(judge=judge, embedder=embedder, **ctx_kw)
+    ctx = Judging(judge=judge, embedder=embedder, **ctx_kw)
     ctx.begin_sample()
     return decide_empty(metric, sample) or metric.score(sample, ctx), judge, ctx

@@ -116,24 +116,24 @@ class MetricAttribution:
 
 @contextlib.contextmanager
 def no_shared_statements() -> Iterator[None]:
-    """Switch off ``Context``'s per-sample memo, so repeated steps are asked again.
+    """Switch off ``Judging``'s per-sample memo, so repeated steps are asked again.
 
     The memo is what lets faithfulness, answer_correctness and
     noise_sensitivity share one ``statements`` call; without it each asks.
     """
-    from localeval.metrics import Context
+    from localeval.metrics import Judging
 
-    original = Context.ask
+    original = Judging.ask
 
     def ask(self: Any, *a: Any, **kw: Any) -> Any:
         self._memo.clear()
         return original(self, *a, **kw)
 
-    Context.ask = ask  # type: ignore[method-assign]
+    Judging.ask = ask  # type: ignore[method-assign]
     try:
         yield
     finally:
-        Context.ask = original  # type: ignore[method-assign]
+        Judging.ask = original  # type: ignore[method-assign]
 
 
 def totals(records: Iterable[CallRecord]) -> dict[str, float]:

@@ -8,7 +8,7 @@ import pytest
 from localeval.testing.metric_util import TableEmbedder, run, unit, verdicts
 from localeval.errors import JudgeCallError
 from localeval.metrics.answer import AnswerCorrectness, AnswerRelevancy, AnswerSimilarity, Faithfulness, NoiseSensitivity, fbeta
-from localeval.metrics import Context, NoEmbedder, get_metric, parse_metrics
+from localeval.metrics import Judging, NoEmbedder, get_metric, parse_metrics
 from localeval.testing import HashEmbedder
 from localeval.testing.scripted import ScriptedJudge, ScriptedReply
 from localeval.metrics.steps import embed_text
@@ -442,7 +442,7 @@ def test_noise_sensitivity_unscored_cases():
 def test_answer_statements_extracted_once_for_three_metrics():
     judge = ScriptedJudge({**_noise_script(), "faithfulness_verdicts": verdicts(1, 1, 0),
                            "answer_correctness": _classified([0, 0, 0], [0, 0])})
-    ctx = Context(judge=judge, embedder=HashEmbedder())
+    ctx = Judging(judge=judge, embedder=HashEmbedder())
     ctx.begin_sample()
     for m in (Faithfulness(), AnswerCorrectness(), NoiseSensitivity()):
         assert m.score(NOISE, ctx).scored

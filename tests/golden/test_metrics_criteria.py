@@ -261,11 +261,11 @@ def test_factual_correctness_edge_cases():
 
 
 def test_factual_correctness_high_high_shares_statements_with_faithfulness():
-    from localeval.metrics import Context
+    from localeval.metrics import Judging
     judge = ScriptedJudge({"statements": {"statements": ["A1", "A2"]},
                            "faithfulness_verdicts": verdicts(1, 1),
                            "claim_verdicts": [verdicts(1, 0), verdicts(1, 1)]})
-    ctx = Context(judge=judge)
+    ctx = Judging(judge=judge)
     ctx.begin_sample()
     faith = parse_metrics("faithfulness")[0].score(S, ctx)
     fc = FactualCorrectness(atomicity="high", coverage="high").score(S, ctx)

@@ -11,7 +11,7 @@ import pytest
 import pytrec_eval
 
 from localeval.errors import UsageError
-from localeval.metrics import Context, parse_metrics
+from localeval.metrics import Judging, parse_metrics
 from localeval.metrics.retrieval import NO_JUDGEMENTS, Dcg, HitRate, Map, Mrr, Ndcg, Precision, Recall
 from localeval.types import Sample
 
@@ -202,7 +202,7 @@ def test_identical_to_pytrec_eval_on_random_runs():
     ref = _pytrec(samples, {"P.1,5,10", "set_P", "recall.5,10", "set_recall", "map",
                             "map_cut.5,10", "recip_rank", "success.1,5", "ndcg",
                             "ndcg_cut.3,10"})
-    ctx = Context()  # shares one preparation between the metrics, like a run
+    ctx = Judging()  # shares one preparation between the metrics, like a run
     for spec, measure in _PYTREC.items():
         got = _one(spec).score_batch(samples, ctx)
         for sample, score in zip(samples, got):
@@ -229,7 +229,7 @@ def test_linear_dcg_matches_definition():
 
 
 def test_run_cache_never_serves_other_data():
-    ctx = Context()
+    ctx = Judging()
     a = _random_queries(30, seed=1)
     b = _random_queries(30, seed=2)
     ndcg = Ndcg(k=5)

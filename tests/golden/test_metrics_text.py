@@ -13,7 +13,7 @@ from rouge_score.tokenizers import DefaultTokenizer
 from sacrebleu.metrics.bleu import BLEU
 
 from localeval.errors import UsageError
-from localeval.metrics import Context, parse_metrics
+from localeval.metrics import Judging, parse_metrics
 from localeval.metrics.bleu import Bleu, corpus_bleu, corpus_bleu_from_scores, weighted_bleu
 from localeval.metrics.rouge import Rouge1, Rouge2, RougeL, rouge_scores
 from localeval.lang.tokenize import RougeTokenizer, ja_words, rouge_tokens, words, zh_words
@@ -166,9 +166,9 @@ def test_pair_language_detected_from_both_sides():
     s = Sample(id="1", reference="東京都庁に行きます", answer="東京都庁")
     score = Rouge1().score(s)
     assert score.details["lang"] == "ja" and score.details["precision"] == 1.0
-    # The run's --lang (Context.lang) overrides detection; the metric's own lang wins over both.
-    assert Rouge1().score(s, Context(lang="zh")).details["lang"] == "zh"
-    assert Rouge1(lang="ja").score(s, Context(lang="zh")).details["lang"] == "ja"
+    # The run's --lang (Judging.lang) overrides detection; the metric's own lang wins over both.
+    assert Rouge1().score(s, Judging(lang="zh")).details["lang"] == "zh"
+    assert Rouge1(lang="ja").score(s, Judging(lang="zh")).details["lang"] == "ja"
 
 
 # -- BLEU ------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from localeval.judge import JudgeReply, JudgeRequest, Usage
-from localeval.metrics import Context
+from localeval.metrics import Judging
 from localeval.metrics.schemas import Statements
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -133,7 +133,7 @@ def test_no_shared_statements_asks_again_and_restores(bench):
     from localeval.types import Sample
 
     inner = _FakeJudge()
-    ctx = Context(judge=inner, lang="en")
+    ctx = Judging(judge=inner, lang="en")
     s = Sample(id="1", question="Q?", answer="A.", contexts=["C."], reference="R.")
     ctx.ask("statements", Statements, s, target="answer")
     ctx.ask("statements", Statements, s, target="answer")

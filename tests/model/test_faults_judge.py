@@ -707,7 +707,7 @@ def test_many_contexts_with_fanout_stop_at_the_first_failure(monkeypatch):
     """One sample, 300 contexts, a prompt too long for the judge, 8 calls at once: a handful
     of renders and calls, not one per context (before: 300 of each, all failing)."""
     import localeval.prompts as prompting
-    from localeval.metrics import Context, parse_metrics, score_one
+    from localeval.metrics import Judging, parse_metrics, score_one
     from localeval.types import Sample
 
     renders = 0
@@ -722,7 +722,7 @@ def test_many_contexts_with_fanout_stop_at_the_first_failure(monkeypatch):
     judge = _OversizeJudge(limit=2000)
     sample = Sample(id="big", question="Where is it?", answer="In Paris.", reference="Paris.",
                     contexts=[f"Context number {i} says something about Paris." for i in range(300)])
-    ctx = Context(judge=judge, fanout=8)
+    ctx = Judging(judge=judge, fanout=8)
     for metric in parse_metrics("context_precision,faithfulness"):
         ctx.begin_sample()
         score = score_one(metric, sample, ctx)

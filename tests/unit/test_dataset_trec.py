@@ -9,7 +9,7 @@ import pytest
 import pytrec_eval
 
 from localeval.errors import DataError
-from localeval.metrics import Context, parse_metrics
+from localeval.metrics import Judging, parse_metrics
 from localeval.dataset.trec import load_qrels, load_trec_run, trec_samples
 
 
@@ -111,7 +111,7 @@ def test_metrics_on_files_equal_pytrec_eval_on_same_files(tmp_path):
 
     samples = trec_samples(run, qrels)
     assert {s.id for s in samples} - set(ref) == {"q999"}
-    ctx = Context()
+    ctx = Judging()
     for spec, measure in {"precision@5": "P_5", "recall@10": "recall_10", "map": "map",
                           "mrr": "recip_rank", "ndcg@10": "ndcg_cut_10"}.items():
         (metric,) = parse_metrics(spec)

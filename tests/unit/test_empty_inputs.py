@@ -22,7 +22,7 @@ from localeval.metrics import (
     registry,
     score_one,
 )
-from localeval.metrics.model_access import Context
+from localeval.metrics.model_access import Judging
 from localeval.report import judge_health
 from localeval.testing import ScriptedJudge
 from localeval.testing.metric_util import TableEmbedder
@@ -75,7 +75,7 @@ def score_without_models(metric: Metric, sample: Sample):
     """Score through the run's door (``score_one``) with a judge and an embedder that
     record every call; a call would also fail, the script being empty."""
     judge, emb = ScriptedJudge({}), TableEmbedder()
-    ctx = Context(judge=judge, embedder=emb)
+    ctx = Judging(judge=judge, embedder=emb)
     ctx.begin_sample()
     return score_one(metric, sample, ctx), judge, emb
 
@@ -143,7 +143,7 @@ def test_geval_decides_the_answer_only_when_its_criterion_reads_it():
     assert about_question.on_empty == ()
     judge = ScriptedJudge({"geval_steps": {"steps": ["Read it.", "Judge it.", "Score it."]},
                            "geval": {"reason": "clear", "score": 5}})
-    ctx = Context(judge=judge)
+    ctx = Judging(judge=judge)
     ctx.begin_sample()
     score = score_one(about_question, full_sample(answer=""), ctx)
     assert score.value == 1.0 and judge.calls("geval")

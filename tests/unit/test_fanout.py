@@ -1,4 +1,4 @@
-"""A sample's independent judge calls in flight together (``Context.fanout``).
+"""A sample's independent judge calls in flight together (``Judging.fanout``).
 
 With a judge that serves several calls at once, ``score_sample`` runs the
 metrics side by side and the metrics ask their per-context verdicts, the two
@@ -16,7 +16,7 @@ import time
 import pytest
 
 from localeval.errors import JudgeCallError
-from localeval.metrics import Context, parse_metrics
+from localeval.metrics import Judging, parse_metrics
 from localeval.run.scoring import score_sample
 from localeval.run.strategies import samples_in_flight
 from localeval.testing import HashEmbedder
@@ -85,7 +85,7 @@ class SlowJudge:
 
 def run(fanout: int):
     judge = SlowJudge()
-    ctx = Context(judge=judge, embedder=HashEmbedder(), fanout=fanout)
+    ctx = Judging(judge=judge, embedder=HashEmbedder(), fanout=fanout)
     scores = score_sample(SAMPLE, parse_metrics(METRICS), ctx, repeats=1)
     return scores, judge, ctx
 
@@ -108,7 +108,7 @@ def test_fanned_out_scores_equal_one_at_a_time_and_calls_overlap():
 
 
 def test_map_keeps_order_and_raises_the_first_error_in_item_order():
-    ctx = Context(fanout=4)
+    ctx = Judging(fanout=4)
 
     def f(i: int) -> int:
         time.sleep(0.01 * (5 - i))  # later items finish first
@@ -119,7 +119,7 @@ def test_map_keeps_order_and_raises_the_first_error_in_item_order():
     assert ctx.map(lambda i: i * i, range(5)) == [0, 1, 4, 9, 16]
     with pytest.raises(JudgeCallError, match="failed 2"):
         ctx.map(f, range(5))
-    assert Context(fanout=1).map(str, [1, 2]) == ["1", "2"]
+    assert Judging(fanout=1).map(str, [1, 2]) == ["1", "2"]
 
 
 def test_a_failed_shared_call_is_asked_again_by_the_next_asker():
@@ -138,7 +138,7 @@ def test_a_failed_shared_call_is_asked_again_by_the_next_asker():
                 raise JudgeCallError("server hiccup")
             return self.inner.ask(request)
 
-    ctx = Context(judge=Flaky(), fanout=3)
+    ctx = Judging(judge=Flaky(), fanout=3)
     from localeval.metrics.schemas import Statements
 
     def ask(_):

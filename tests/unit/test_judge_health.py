@@ -1,4 +1,4 @@
-"""Copy retries in Context.ask and the run's judge health (summary, terminal, Markdown, HTML)."""
+"""Copy retries in Judging.ask and the run's judge health (summary, terminal, Markdown, HTML)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import json
 import pytest
 
 from localeval.errors import JudgeCallError
-from localeval.metrics import Context, get_metric
+from localeval.metrics import Judging, get_metric
 from localeval.report import judge_health, write_html_report, write_markdown_report
 from localeval.report.markdown import summary_table
 from localeval.testing import ScriptedJudge
@@ -27,7 +27,7 @@ def _prompt(req) -> str:
 
 def test_a_copied_reply_is_asked_again_without_the_example():
     judge = ScriptedJudge({"context_utilization": lambda r: COPY if "Example" in _prompt(r) else OWN})
-    ctx = Context(judge=judge)
+    ctx = Judging(judge=judge)
     score = get_metric("context_utilization")().score(SAMPLE, ctx)
     assert score.value == 1.0
     first, second = judge.calls("context_utilization")
@@ -38,7 +38,7 @@ def test_a_copied_reply_is_asked_again_without_the_example():
 
 def test_a_judge_that_copies_without_the_example_too_leaves_the_metric_unscored():
     judge = ScriptedJudge({"context_utilization": COPY})
-    ctx = Context(judge=judge)
+    ctx = Judging(judge=judge)
     with pytest.raises(JudgeCallError, match="judge copied the prompt's example"):
         get_metric("context_utilization")().score(SAMPLE, ctx)
     assert (ctx.usage.copied_calls, ctx.usage.copy_failures) == (1, 1)
@@ -50,7 +50,7 @@ def test_a_judge_that_copies_without_the_example_too_leaves_the_metric_unscored(
 
 def test_an_honest_judge_is_asked_once():
     judge = ScriptedJudge({"context_utilization": OWN})
-    ctx = Context(judge=judge)
+    ctx = Judging(judge=judge)
     assert get_metric("context_utilization")().score(SAMPLE, ctx).value == 1.0
     assert len(judge.calls()) == 1 and ctx.usage.copied_calls == 0
 
@@ -180,11 +180,11 @@ def test_failed_calls_count_in_the_run_usage_with_their_tokens():
     cut = JudgeCallError("judge output truncated at 512 tokens")
     cut.usage = Usage(calls=1, generated_tokens=512)  # what a judge attaches to its errors
     judge = ScriptedJudge({"context_utilization": cut})
-    ctx = Context(judge=judge)
+    ctx = Judging(judge=judge)
     with pytest.raises(JudgeCallError, match="truncated"):
         get_metric("context_utilization")().score(SAMPLE, ctx)
     assert (ctx.usage.calls, ctx.usage.generated_tokens) == (1, 512)
-    bare = Context(judge=ScriptedJudge({"context_utilization": JudgeCallError("server said no")}))
+    bare = Judging(judge=ScriptedJudge({"context_utilization": JudgeCallError("server said no")}))
     with pytest.raises(JudgeCallError):
         get_metric("context_utilization")().score(SAMPLE, bare)
     assert bare.usage.calls == 1  # an error without usage is still one call

@@ -8,7 +8,7 @@ import jinja2
 import pytest
 
 from localeval.prompts import renderer as prompting
-from localeval.metrics import Context, parse_metrics, registry
+from localeval.metrics import Judging, parse_metrics, registry
 from localeval.testing import HashEmbedder
 from localeval.testing.scripted import ScriptedJudge
 from localeval.types import Sample
@@ -144,7 +144,7 @@ def test_all_metrics_of_one_sample_share_the_prefix():
     the answer's statements are extracted once for faithfulness, answer_correctness and
     noise_sensitivity; prefix reuse shows in the usage accounting."""
     judge = ScriptedJudge(auto=True)
-    ctx = Context(judge=judge, embedder=HashEmbedder())
+    ctx = Judging(judge=judge, embedder=HashEmbedder())
     metrics = [m() for m in registry().values()]
     for sample in (EN, JA):
         ctx.begin_sample()

@@ -19,7 +19,7 @@ from localeval.cache import Cache
 from localeval.cli.app import main
 from localeval.config import reset
 from localeval.judge import CachedJudge
-from localeval.metrics import Context, NoJudge, parse_metrics, registry, score_one
+from localeval.metrics import Judging, NoJudge, parse_metrics, registry, score_one
 from localeval.selfcheck import (KIND_METRICS, QUICK_PAIRS, check_judge, load_probes,
                                  probes_for)
 from localeval.testing import HashEmbedder, OracleJudge, RandomJudge, ScriptedJudge
@@ -150,9 +150,9 @@ def test_the_cached_result_depends_on_the_judge(tmp_path):
 def test_score_one_names_what_is_missing_and_catches_model_failures():
     m = parse_metrics("answer_correctness")[0]
     s = Sample(id="x", question="q", answer="a")
-    assert score_one(m, s, Context()).reason == "missing reference"
+    assert score_one(m, s, Judging()).reason == "missing reference"
     full = Sample(id="y", question="q", answer="a", contexts=["c"], reference="r")
-    assert score_one(parse_metrics("faithfulness")[0], full, Context()).reason == str(NoJudge())
+    assert score_one(parse_metrics("faithfulness")[0], full, Judging()).reason == str(NoJudge())
     from localeval.metrics import missing_reason
 
     assert missing_reason(m, s) == "missing reference"
@@ -273,7 +273,7 @@ def test_run_command_checks_the_judge_and_can_skip_it(tmp_path, capsys):
 
 def test_oracle_statements_come_from_the_text_and_evasive_answers_are_noncommittal():
     judge = OracleJudge()
-    ctx = Context(judge=judge, embedder=HashEmbedder())
+    ctx = Judging(judge=judge, embedder=HashEmbedder())
     s = Sample(id="e", question="When does the shop open?", answer="I'm not sure, I don't know.")
     sc = score_one(parse_metrics("answer_relevancy")[0], s, ctx)
     assert sc.value == 0.0 and sc.details["all_noncommittal"]
