@@ -4,7 +4,10 @@ Rules (docs/architecture.md): no module over 400 lines; no import cycles; no
 private name imported from another module; a subpackage is entered only
 through its face (``localeval.judge``, never ``localeval.judge.llama`` from
 outside ``judge/``); no package imports a package of a higher layer; every
-exception class is defined in ``localeval/errors.py`` (one tree). Each rule
+exception class is defined in ``localeval/errors.py`` (one tree); no package
+but ``metrics`` (the judge door's own) assigns an attribute of a ``Judging``
+door (a name annotated ``Judging`` or bound to ``Judging(...)`` or
+``.for_sample(...)``): a caller asks ``for_sample`` for another door. Each rule
 is also run on a small synthetic tree that breaks it, so the checker is shown
 to fail where it should.
 """
@@ -105,6 +108,53 @@ def exception_classes(root: Path, path: Path) -> list[str]:
     return found
 
 
+#: The package that owns the judge door; only it may change a door's attributes.
+DOOR_PACKAGE = "metrics"
+
+
+def door_mutations(root: Path, path: Path) -> list[str]:
+    """``file:line: assigns door.attr`` for each attribute assignment on a judge door.
+
+    A door is an expression (``ctx``, ``self.ctx``) annotated with ``Judging`` or
+    bound to ``Judging(...)`` / ``x.for_sample(...)`` in the same file.
+    """
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+
+    def is_door_call(v: ast.AST | None) -> bool:
+        if not isinstance(v, ast.Call):
+            return False
+        f = v.func
+        return (isinstance(f, ast.Name) and f.id == "Judging") or (
+            isinstance(f, ast.Attribute) and f.attr in ("Judging", "for_sample"))
+
+    doors: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg) and node.annotation is not None \
+                and "Judging" in ast.unparse(node.annotation):
+            doors.add(node.arg)
+        elif isinstance(node, ast.AnnAssign) and ("Judging" in ast.unparse(node.annotation)
+                                                  or is_door_call(node.value)):
+            doors.add(ast.unparse(node.target))
+        elif isinstance(node, ast.Assign) and is_door_call(node.value):
+            doors.update(ast.unparse(t) for t in node.targets)
+    found: list[str] = []
+    for node in ast.walk(tree):
+        targets: list[ast.AST] = []
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+              and node.func.id == "setattr" and node.args):
+            targets = [ast.Attribute(value=node.args[0], attr="?")]
+        for t in targets:
+            if isinstance(t, ast.Attribute) and ast.unparse(t.value) in doors:
+                found.append(f"{path.relative_to(root.parent)}:{node.lineno}: assigns "
+                             f"{ast.unparse(t.value)}.{t.attr} on the judge door outside "
+                             f"localeval/{DOOR_PACKAGE}")
+    return found
+
+
 def check_tree(root: Path) -> list[str]:
     """Every rule violation in the package at ``root``, one line each."""
     problems: list[str] = []
@@ -119,6 +169,8 @@ def check_tree(root: Path) -> list[str]:
             problems.append(f"{rel}: {n} lines (max {MAX_LINES})")
         problems.extend(exception_classes(root, path))
         me = unit_of(mod)
+        if me != DOOR_PACKAGE:
+            problems.extend(door_mutations(root, path))
         for line, target, names in imports_of(root, path):
             if not (target == top or target.startswith(top + ".")):
                 continue
@@ -269,6 +321,35 @@ def test_checker_catches_an_exception_class_outside_the_error_module(tmp_path):
     assert check_tree(root) == [
         f"localeval/judge/http.py:{line}: defines exception {name} outside localeval/errors.py"
         for line, name in ((2, "_Failure"), (4, "BadReply"), (6, "Worse"))]
+
+
+def test_checker_catches_a_mutation_of_the_door_from_another_package(tmp_path):
+    root = _tree(tmp_path, {
+        "__init__.py": "", "errors.py": "", "metrics/__init__.py": "",
+        # the door's own package may set its attributes
+        "metrics/model_access.py": "class Judging:\n    def set(self, ctx: 'Judging'):\n"
+                                   "        ctx.seed = 1\n",
+        "run/__init__.py": "",
+        "run/scoring.py": ("from localeval.metrics import Judging\n"
+                           "def one(ctx: Judging, c: Judging | None):\n"
+                           "    ctx.seed = 3\n"
+                           "    c.usage += 1\n"
+                           "    ok = ctx.for_sample(seed=3)\n"
+                           "    ctx.accounting.merge(1)\n"
+                           "class Worker:\n"
+                           "    def __init__(self):\n"
+                           "        self.ctx = Judging()\n"
+                           "    def score(self):\n"
+                           "        self.ctx.judge = None\n"
+                           "        setattr(self.ctx, 'lang', 'en')\n"),
+    })
+    msg = "on the judge door outside localeval/metrics"
+    assert check_tree(root) == sorted([
+        f"localeval/run/scoring.py:3: assigns ctx.seed {msg}",
+        f"localeval/run/scoring.py:4: assigns c.usage {msg}",
+        f"localeval/run/scoring.py:11: assigns self.ctx.judge {msg}",
+        f"localeval/run/scoring.py:12: assigns self.ctx.? {msg}",
+    ])
 
 
 @pytest.mark.parametrize("ok", [
