@@ -70,10 +70,15 @@ class Judge(Protocol):
     fingerprint: str
     #: Human-readable name (file name, URL or "scripted").
     name: str
-    #: Calls this judge serves at once (1: one at a time).
-    capacity: int
-    #: Whether it decodes concurrent calls together in this process.
-    batches: bool
+    @property
+    def capacity(self) -> int:
+        """Calls this judge serves at once (1: one at a time)."""
+        ...
+
+    @property
+    def batches(self) -> bool:
+        """Whether it decodes concurrent calls together in this process."""
+        ...
 
     def ask(self, request: JudgeRequest) -> JudgeReply:
         """Answer one step; raise ``JudgeCallError`` for per-sample failures.

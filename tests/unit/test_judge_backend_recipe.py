@@ -20,8 +20,16 @@ import pytest
 
 import localeval
 from localeval.errors import JudgeCallError
-from localeval.judge import (CachedJudge, JudgeBackend, JudgeReply, JudgeRequest, Usage,
-                             load_judge, register_judge_backend, unregister_judge_backend)
+from localeval.judge import (
+    CachedJudge,
+    JudgeBackend,
+    JudgeReply,
+    JudgeRequest,
+    Usage,
+    load_judge,
+    register_judge_backend,
+    unregister_judge_backend,
+)
 from localeval.judge.parse import parse_reply
 from localeval.run.strategies import pool_capacity
 from localeval.testing.scripted import auto_output
