@@ -3,7 +3,8 @@
 ``base`` is the protocol metrics use; ``llama/`` (in-process) and ``http``
 (with ``pool`` over replicas) are the backends, which share ``grammar``
 (output constraints) and ``parse`` (reading a reply); ``cached`` wraps any
-judge in the run cache and ``load`` builds one from a ``--judge`` value.
+judge in the run cache and ``load`` is the registry of backends that builds
+one from a ``--judge`` value.
 
 The implementations are imported lazily so that importing the protocol (as
 every metric does) loads neither numpy-heavy judge code nor llama_cpp.
@@ -27,12 +28,12 @@ os.environ.setdefault("GOMP_SPINCOUNT", "3000")
 from localeval.lazy import lazy_face
 
 _WHERE = {
-    "Judge": ".base", "JudgeReply": ".base", "JudgeRequest": ".base", "Message": ".base", "Usage": "localeval.types",
+    "Judge": ".base", "JudgeBackend": ".base", "declared": ".base", "JudgeReply": ".base", "JudgeRequest": ".base", "Message": ".base", "Usage": "localeval.types",
     "LlamaJudge": ".llama.judge",
     "HttpJudge": ".http",
     "JudgePool": ".pool",
-    "CachedJudge": ".cached",
-    "load_judge": ".load",
+    "CachedJudge": ".cached", "with_cache": ".cached",
+    "load_judge": ".load", "register_judge_backend": ".load", "unregister_judge_backend": ".load",
     "schema_to_gbnf": ".grammar",
     "stock_gbnf": ".grammar",
     "max_tokens_for": ".grammar",

@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from localeval.types import Usage  # a value type (layer 0): errors carry it too
 
-__all__ = ["Message", "Usage", "JudgeRequest", "JudgeReply", "Judge"]
+__all__ = ["Message", "Usage", "JudgeRequest", "JudgeReply", "Judge", "JudgeBackend", "declared"]
 
 Message = dict[str, str]  # {"role": "system" | "user" | "assistant", "content": str}
 
@@ -54,12 +54,31 @@ class JudgeReply:
 
 @runtime_checkable
 class Judge(Protocol):
-    """Anything that answers judge steps: in-process llama.cpp, HTTP, scripted."""
+    """Anything that answers judge steps: in-process llama.cpp, HTTP, scripted.
+
+    Besides ``ask``, a judge declares what the run needs to know to drive it,
+    so that the run never looks at which class it is: ``capacity`` (calls it
+    serves at once; above 1 the run scores samples in threads and fans each
+    sample's calls out), ``batches`` (it decodes those calls together in this
+    process, so its slots hold KV prefixes: the run then keeps fewer samples
+    in flight), ``signature()`` (what a summary may record about it),
+    ``close()``, and ``interrupt()``/``resume()`` (cut calls in flight short
+    on Ctrl-C). ``JudgeBackend`` gives each its sequential, no-op default.
+    """
 
     #: Stable identity of model + sampling settings; part of cache keys and signatures.
     fingerprint: str
     #: Human-readable name (file name, URL or "scripted").
     name: str
+    @property
+    def capacity(self) -> int:
+        """Calls this judge serves at once (1: one at a time)."""
+        ...
+
+    @property
+    def batches(self) -> bool:
+        """Whether it decodes concurrent calls together in this process."""
+        ...
 
     def ask(self, request: JudgeRequest) -> JudgeReply:
         """Answer one step; raise ``JudgeCallError`` for per-sample failures.
@@ -73,3 +92,80 @@ class Judge(Protocol):
         (deterministic: see ``CachedJudge``).
         """
         ...
+
+    def signature(self) -> dict[str, Any]:
+        """What a run summary may record about this judge (name and fingerprint at least)."""
+        ...
+
+    def close(self) -> None:
+        """Free what the judge holds (model, connections); it answers no more calls."""
+        ...
+
+    def interrupt(self) -> None:
+        """Fail the calls in flight (``JudgeCallError``) and refuse new ones until ``resume``."""
+        ...
+
+    def resume(self) -> None:
+        """Serve calls again after ``interrupt``."""
+        ...
+
+
+class JudgeBackend:
+    """The base of a judge backend: the capabilities' defaults, to override where they differ.
+
+    A subclass sets ``name`` and ``fingerprint`` and writes ``ask``; by
+    default it serves one call at a time (``capacity = 1``), does not batch,
+    and has nothing to close or interrupt. A backend whose ``ask`` is
+    thread-safe and can serve N calls at once says ``capacity = N``, and the
+    run sends it N (docs/architecture.md, "Where to add").
+    """
+
+    fingerprint: str
+    name: str
+
+    # Properties, so that a subclass may say ``capacity = 4`` or compute it.
+    @property
+    def capacity(self) -> int:
+        return 1
+
+    @property
+    def batches(self) -> bool:
+        return False
+
+    def ask(self, request: JudgeRequest) -> JudgeReply:
+        raise NotImplementedError
+
+    def signature(self) -> dict[str, Any]:
+        return {"judge": self.name, "fingerprint": self.fingerprint}
+
+    def close(self) -> None:
+        pass
+
+    def interrupt(self) -> None:
+        pass
+
+    def resume(self) -> None:
+        pass
+
+
+class _Undeclared(JudgeBackend):
+    """An object with only ``name``, ``fingerprint`` and ``ask``, given the defaults."""
+
+    def __init__(self, judge: Any) -> None:
+        self.judge = judge
+        self.name, self.fingerprint = judge.name, judge.fingerprint
+
+    def ask(self, request: JudgeRequest) -> JudgeReply:
+        return self.judge.ask(request)  # type: ignore[no-any-return]
+
+
+def declared(judge: Any) -> Judge:
+    """``judge`` itself when it declares the whole protocol, else it with the defaults.
+
+    A caller's own judge object written before the capabilities existed
+    (``name``, ``fingerprint`` and ``ask`` only) keeps working, served one
+    call at a time, as it always was.
+    """
+    if isinstance(judge, Judge):
+        return judge
+    return _Undeclared(judge)

@@ -19,9 +19,9 @@ from pydantic import ValidationError
 
 from localeval.cache import Cache
 from localeval.errors import JudgeCallError
-from localeval.judge.base import Judge, JudgeReply, JudgeRequest, Usage
+from localeval.judge.base import Judge, JudgeReply, JudgeRequest, Usage, declared
 
-__all__ = ["CachedJudge", "request_key"]
+__all__ = ["CachedJudge", "request_key", "with_cache"]
 
 
 @functools.lru_cache(maxsize=512)
@@ -60,7 +60,7 @@ class CachedJudge:
     """
 
     def __init__(self, judge: Judge, cache: Cache | None = None) -> None:
-        self.judge = judge
+        self.judge = declared(judge)
         self.cache = cache if cache is not None else Cache()
         self.fingerprint = judge.fingerprint
         self.name = judge.name
@@ -114,11 +114,31 @@ class CachedJudge:
         return JudgeReply(output=output, raw=raw, usage=Usage(calls=1, cache_hits=1),
                           probs=probs, cached=True)
 
-    def __getattr__(self, name: str) -> Any:
-        # count_tokens, signature, close... of the wrapped judge
-        if name == "judge":  # not set yet (copy/unpickle): avoid recursing
-            raise AttributeError(name)
-        return getattr(self.judge, name)
+    # -- the rest of the protocol: the wrapped judge's, by name (nothing else passes) --
+    @property
+    def capacity(self) -> int:
+        return self.judge.capacity
+
+    @property
+    def batches(self) -> bool:
+        return self.judge.batches
+
+    def signature(self) -> dict[str, Any]:
+        return self.judge.signature()
+
+    def close(self) -> None:
+        self.judge.close()
+
+    def interrupt(self) -> None:
+        self.judge.interrupt()
+
+    def resume(self) -> None:
+        self.judge.resume()
+
+
+def with_cache(judge: Judge, cache: Cache) -> Judge:
+    """``judge`` answering from ``cache``: wrapped once (a ``CachedJudge`` is kept as it is)."""
+    return judge if isinstance(judge, CachedJudge) else CachedJudge(judge, cache)
 
 
 def _valid_probs(probs: Any) -> bool:

@@ -27,7 +27,7 @@ import urllib.request
 from typing import Any
 
 from localeval.errors import BadReply, HttpFailure, JudgeCallError, ModelError, ServerBroken
-from localeval.judge.base import JudgeReply, JudgeRequest, Usage
+from localeval.judge.base import JudgeBackend, JudgeReply, JudgeRequest, Usage
 from localeval.judge.grammar import allowed_values, max_tokens_for, schema_to_gbnf
 from localeval.judge.completion import probs_from_logprobs, reply_parts
 from localeval.judge.parse import is_json, parse_reply, truncation_error
@@ -51,7 +51,7 @@ def _retryable(status: int, message: str) -> bool:
     return status in _RETRY_STATUS or status >= 500
 
 
-class HttpJudge:
+class HttpJudge(JudgeBackend):
     """Judge over HTTP.
 
     ``base_url`` is the server root or its ``/v1``. ``constraint`` is
@@ -59,6 +59,9 @@ class HttpJudge:
     ``"auto"``: ask ``/v1/models`` who owns the model (llama.cpp servers say
     "llamacpp", llama-cpp-python says "me"). The server is contacted once at
     construction, so a wrong URL fails the run at once with exit code 3.
+
+    One call at a time (``capacity`` 1): several calls in flight go through
+    ``JudgePool`` (``--judge-concurrency``), which shares them out over servers.
     """
 
     def __init__(self, base_url: str, model: str | None = None, timeout: float = 60,
@@ -263,10 +266,6 @@ class HttpJudge:
                 raise BadReply(f"judge server {self.base_url}: {e.message}") from None
             raise JudgeCallError(f"judge server error (HTTP {e.status}): {e.message}") from None
         return data
-
-    def close(self) -> None:
-        pass
-
 
 def _error_message(e: urllib.error.HTTPError) -> str:
     try:

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from localeval.errors import BadReply, EndpointDown, JudgeCallError, ModelError, ServerBroken
-from localeval.judge.base import JudgeReply, JudgeRequest, Usage
+from localeval.judge.base import JudgeBackend, JudgeReply, JudgeRequest, Usage
 from localeval.judge.http import HttpJudge
 
 __all__ = ["JudgePool", "EndpointDown", "split_urls"]
@@ -72,7 +72,7 @@ def split_urls(spec: str) -> list[str]:
     return [u.strip() for u in spec.split(",") if u.strip()]
 
 
-class JudgePool:
+class JudgePool(JudgeBackend):
     """Judge protocol over several servers; thread-safe.
 
     ``http_opts`` go to each ``HttpJudge`` (timeout, seed, temperature,
@@ -275,6 +275,3 @@ class JudgePool:
             return [{"url": s.url, "healthy": s.healthy, "calls": s.calls,
                      "failures": s.failures, "in_flight": s.in_flight, "error": s.error}
                     for s in self._slots]
-
-    def close(self) -> None:
-        pass

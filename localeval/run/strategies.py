@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Sequence
 
+from localeval.judge import Judge
 from localeval.metrics import Accounting, Judging, Metric
 from localeval.run.scoring import MetricObserver, score_sample
 from localeval.run.wiring import open_cache
@@ -78,22 +79,14 @@ def process_stream(samples: Sequence[Sample], metrics: Sequence[Metric], ctx: Ju
             yield done.merge_into(ctx)
 
 
-# -- several samples at once: judge pools (issue 11), batched in-process judge (issue 20) --
-def _unwrapped(judge: Any) -> Any:
-    """The judge behind a ``CachedJudge`` (or the judge itself)."""
-    return getattr(judge, "judge", judge) if judge is not None else None
+# -- several samples at once: a judge that declares capacity above 1 -------------------
+def pool_capacity(judge: Judge | None) -> int:
+    """Calls the judge says it can serve at once (``Judge.capacity``; 1 without a judge).
 
-
-def pool_capacity(judge: Any) -> int:
-    """Calls the judge can serve at once (also behind CachedJudge).
-
-    ``JudgePool.capacity`` (servers x calls per server) or ``LlamaJudge.capacity``
-    (its ``parallel`` sequences); any other judge serves one call at a time.
+    A server pool's is servers x calls per server, a batched in-process
+    judge's its ``parallel`` sequences, a backend's whatever it declares.
     """
-    from localeval.judge import JudgePool, LlamaJudge
-
-    inner = _unwrapped(judge)
-    return int(inner.capacity) if isinstance(inner, (JudgePool, LlamaJudge)) else 1
+    return max(1, int(judge.capacity)) if judge is not None else 1
 
 
 def samples_in_flight(capacity: int, n_metrics: int, *, at_least: int = 2) -> int:
@@ -131,8 +124,6 @@ def threaded_stream(samples: Sequence[Sample], metrics: Sequence[Metric], ctx: J
     """
     from concurrent.futures import Future, ThreadPoolExecutor
 
-    from localeval.judge import LlamaJudge
-
     capacity = threads
 
     def one(s: Sample) -> tuple[dict[str, Score], Judging]:
@@ -142,8 +133,8 @@ def threaded_stream(samples: Sequence[Sample], metrics: Sequence[Metric], ctx: J
     # A sample fans its independent calls out (``Judging.fanout``), so a few
     # samples keep every slot busy; more would only spread the judge's KV
     # cache over more prefixes. Twice that are queued, ready to start.
-    in_process = isinstance(_unwrapped(ctx.judge), LlamaJudge)
-    threads = samples_in_flight(threads, len(metrics), at_least=1 if in_process else 2)
+    batches = ctx.judge is not None and ctx.judge.batches
+    threads = samples_in_flight(threads, len(metrics), at_least=1 if batches else 2)
     window = 2 * threads
     ready: list[tuple[dict[str, Score], Judging]] = []
     interrupted = stopped = False
@@ -176,21 +167,15 @@ def threaded_stream(samples: Sequence[Sample], metrics: Sequence[Metric], ctx: J
                     f.cancel()
                 # Leaving with samples still running (interrupted, or the caller stopped
                 # reading): cut their judge calls short, or the executor would wait for them.
-                stopped = any(not f.done() for f in pending) and _interrupt_calls(ctx.judge)
+                stopped = any(not f.done() for f in pending) and ctx.judge is not None
+                if stopped:
+                    ctx.judge.interrupt()  # a no-op for judges with nothing to cut
     finally:
-        if stopped:
-            _unwrapped(ctx.judge).resume()
+        if stopped and ctx.judge is not None:
+            ctx.judge.resume()
     for scores, c in ready:
         ctx.accounting.merge(c.usage, c.prompt_versions)
         yield scores
     if interrupted:
         raise KeyboardInterrupt
 
-
-def _interrupt_calls(judge: Any) -> bool:
-    """Ask a judge that can (``LlamaJudge.interrupt``) to fail its calls in flight; whether it did."""
-    inner = _unwrapped(judge)
-    if not callable(getattr(inner, "interrupt", None)):
-        return False
-    inner.interrupt()
-    return True

@@ -20,22 +20,17 @@ def resolve_judge(judge: Any, cache: Any, options: dict[str, Any] | None = None)
     """The judge to ask, wrapped in the cache when there is one; None when there is no judge.
 
     ``judge``: a Judge, a GGUF path, an ``http(s)://`` URL, None (the single
-    GGUF in ``models/`` if any) or False. ``options`` go to ``load_judge``.
+    GGUF in ``models/`` if any) or False: any spec the judge registry
+    (``load_judge``) takes. ``options`` go to ``load_judge``.
     """
     if judge is False:
         return None
-    if judge is None or isinstance(judge, (str, os.PathLike)):
-        from localeval.judge import load_judge
+    from localeval.judge import load_judge, with_cache
 
-        judge = load_judge(str(judge) if judge is not None else None, **(options or {}))
-        if judge is None:
-            return None
-    if cache is not None:
-        from localeval.judge import CachedJudge
-
-        if not isinstance(judge, CachedJudge):
-            judge = CachedJudge(judge, cache)
-    return judge
+    loaded = load_judge(judge, **(options or {}))
+    if loaded is None:
+        return None
+    return with_cache(loaded, cache) if cache is not None else loaded
 
 
 def resolve_embedder(embedder: Any, cache: Any, device: str) -> Any:

@@ -38,7 +38,7 @@ from typing import Any, Callable, Mapping
 from pydantic import BaseModel, ValidationError
 
 from localeval.errors import JudgeCallError
-from localeval.judge import JudgeReply, JudgeRequest, Usage
+from localeval.judge import JudgeBackend, JudgeReply, JudgeRequest, Usage
 
 __all__ = ["ScriptedJudge", "ScriptedReply", "auto_output"]
 
@@ -51,8 +51,12 @@ class ScriptedReply:
     probs: list[dict[str, float]] | None = None
 
 
-class ScriptedJudge:
-    """Judge protocol implementation driven by ``script`` (see module docstring)."""
+class ScriptedJudge(JudgeBackend):
+    """Judge protocol implementation driven by ``script`` (see module docstring).
+
+    One call at a time (``JudgeBackend``'s defaults): a script's list entries
+    are consumed in call order, which threads would shuffle.
+    """
 
     fingerprint = "scripted"
     name = "scripted"

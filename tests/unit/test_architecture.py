@@ -4,7 +4,9 @@ Rules (docs/architecture.md): no module over 400 lines; no import cycles; no
 private name imported from another module; a subpackage is entered only
 through its face (``localeval.judge``, never ``localeval.judge.llama`` from
 outside ``judge/``); no package imports a package of a higher layer; every
-exception class is defined in ``localeval/errors.py`` (one tree); no package
+exception class is defined in ``localeval/errors.py`` (one tree); no
+``isinstance`` of a concrete judge class outside ``judge/`` (code decides from
+the capabilities the ``Judge`` protocol declares); no package
 but ``metrics`` (the judge door's own) assigns an attribute of a ``Judging``
 door (a name annotated ``Judging`` or bound to ``Judging(...)`` or
 ``.for_sample(...)``): a caller asks ``for_sample`` for another door. Each rule
@@ -26,6 +28,10 @@ ERRORS_MODULE = "errors.py"
 #: Base names that make a class an exception (or warning) class.
 _EXCEPTION_BASES = {"Exception", "BaseException", "Warning", "UserWarning", "ValueError",
                     "TypeError", "RuntimeError", "OSError", "KeyError", "LookupError"}
+
+#: The judge package, and its module that may be named in ``isinstance`` anywhere
+#: (the ``Judge`` protocol and its request/reply value types).
+JUDGE_PACKAGE, JUDGE_PROTOCOL = "judge", "base.py"
 
 #: Lower layers never import higher ones. Top-level modules count as units too.
 LAYERS: dict[str, int] = {
@@ -155,12 +161,40 @@ def door_mutations(root: Path, path: Path) -> list[str]:
     return found
 
 
+def concrete_judge_classes(root: Path) -> set[str]:
+    """Names of the classes defined in ``judge/`` outside its protocol module."""
+    pkg = root / JUDGE_PACKAGE
+    return {node.name for path in sorted(pkg.rglob("*.py")) if path != pkg / JUDGE_PROTOCOL
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.ClassDef)}
+
+
+def judge_isinstance(root: Path, path: Path, concrete: set[str]) -> list[str]:
+    """``file:line: isinstance of judge class X`` for each such check outside ``judge/``."""
+    if path.is_relative_to(root / JUDGE_PACKAGE):
+        return []
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "isinstance"
+                and len(node.args) == 2):
+            continue
+        kinds = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
+        for k in kinds:
+            name = k.id if isinstance(k, ast.Name) else k.attr if isinstance(k, ast.Attribute) else ""
+            if name in concrete:
+                found.append(f"{path.relative_to(root.parent)}:{node.lineno}: isinstance of "
+                             f"judge class {name} outside {JUDGE_PACKAGE}/ (use the Judge "
+                             f"protocol's capabilities)")
+    return found
+
+
 def check_tree(root: Path) -> list[str]:
     """Every rule violation in the package at ``root``, one line each."""
     problems: list[str] = []
     files = sorted(root.rglob("*.py"))
     modules = {module_name(root, f): f for f in files}
     top = root.name
+    concrete = concrete_judge_classes(root)
     graph: dict[str, set[str]] = {m: set() for m in modules}
     for mod, path in modules.items():
         rel = path.relative_to(root.parent)
@@ -168,6 +202,7 @@ def check_tree(root: Path) -> list[str]:
         if n > MAX_LINES:
             problems.append(f"{rel}: {n} lines (max {MAX_LINES})")
         problems.extend(exception_classes(root, path))
+        problems.extend(judge_isinstance(root, path, concrete))
         me = unit_of(mod)
         if me != DOOR_PACKAGE:
             problems.extend(door_mutations(root, path))
@@ -350,6 +385,27 @@ def test_checker_catches_a_mutation_of_the_door_from_another_package(tmp_path):
         f"localeval/run/scoring.py:11: assigns self.ctx.judge {msg}",
         f"localeval/run/scoring.py:12: assigns self.ctx.? {msg}",
     ])
+
+
+def test_checker_catches_an_isinstance_of_a_concrete_judge_outside_judge(tmp_path):
+    root = _tree(tmp_path, {
+        "__init__.py": "",
+        "judge/__init__.py": "",
+        "judge/base.py": "class Judge:\n    pass\n",
+        "judge/pool.py": "class JudgePool:\n    pass\n",
+        "judge/llama/__init__.py": "", "judge/llama/judge.py": "class LlamaJudge:\n    pass\n",
+        "judge/cached.py": ("from localeval.judge.pool import JudgePool\n"
+                            "def f(j):\n    return isinstance(j, JudgePool)\n"),  # inside: fine
+        "run/__init__.py": "",
+        "run/strategies.py": ("import localeval.judge as judge\n"
+                              "from localeval.judge import Judge, JudgePool, LlamaJudge\n"
+                              "def f(j):\n"
+                              "    return (isinstance(j, (JudgePool, judge.LlamaJudge)),\n"
+                              "            isinstance(j, Judge))\n"),  # the protocol: fine
+    })
+    assert check_tree(root) == [
+        f"localeval/run/strategies.py:4: isinstance of judge class {name} outside judge/ "
+        f"(use the Judge protocol's capabilities)" for name in ("JudgePool", "LlamaJudge")]
 
 
 @pytest.mark.parametrize("ok", [

@@ -144,6 +144,11 @@ class LlamaJudge(ChatTemplate, VerdictProbabilities, TokenSampler):
         return self.parallel
 
     @property
+    def batches(self) -> bool:
+        """Whether concurrent calls are decoded together here (``parallel`` > 1)."""
+        return self._engine is not None
+
+    @property
     def batch_stats(self) -> dict[str, float] | None:
         """The batched engine's counters (decodes, rows, copies, seconds by kind), or None
         when calls are decoded one at a time: where a batched run's time went."""
