@@ -102,6 +102,9 @@ class Thresholded(Metric):
     (and so of the signature).
     """
 
+    inner: Metric  # set through object.__setattr__: Metric is frozen
+    threshold: float
+
     def __init__(self, inner: Metric, threshold: float) -> None:
         object.__setattr__(self, "inner", inner)
         object.__setattr__(self, "threshold", float(threshold))

@@ -45,7 +45,7 @@ class ScoredSample:
         ctx.usage.add(self.usage)
         ctx.prompt_versions.update(self.prompt_versions)
         if ctx.judge is None and self.judge.name is not None:
-            ctx.judge = self.judge  # type: ignore[assignment]
+            ctx.judge = self.judge
         return self.scores
 
 
