@@ -95,7 +95,7 @@ def _format_param(v: Any) -> str:
 
 
 class Thresholded(Metric):
-    """Any score-valued metric mapped to 1.0 / 0.0 at a threshold (seed 004's binary use).
+    """Any score-valued metric mapped to 1.0 / 0.0 at a threshold (a pass/fail use of a score).
 
     ``faithfulness:threshold=0.8`` scores 1.0 when faithfulness >= 0.8. The
     raw score stays in the details, and the threshold is part of the key

@@ -78,7 +78,7 @@ def process_stream(samples: Sequence[Sample], metrics: Sequence[Metric], ctx: Co
             yield done.merge_into(ctx)
 
 
-# -- several samples at once: judge pools (issue 11), batched in-process judge (issue 20) --
+# -- several samples at once: judge pools, batched in-process judge --
 def _unwrapped(judge: Any) -> Any:
     """The judge behind a ``CachedJudge`` (or the judge itself)."""
     return getattr(judge, "judge", judge) if judge is not None else None

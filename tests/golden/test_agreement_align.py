@@ -1,6 +1,6 @@
 """Aligning two result sets: by id, then by content; refusing (exit 2) rather than guessing.
 
-The case from issue 18: a localeval run compared with a RAGAS export whose
+The case this guards: a localeval run compared with a RAGAS export whose
 rows are in another order must give the statistics of the aligned rows, not
 of rows paired by position.
 """

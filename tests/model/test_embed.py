@@ -74,7 +74,7 @@ def test_rows_are_unit_norm_float32_in_input_order(st):
     v = st.embed(texts)
     assert v.dtype == np.float32 and v.shape == (4, 384)
     np.testing.assert_allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
-    # The empty string is embedded as " " (METRICS.md).
+    # The empty string is embedded as " " (as ragas does).
     np.testing.assert_allclose(v[1], st.embed([" "])[0], atol=1e-6)
     # Row order follows the input, not the model's length sorting.
     np.testing.assert_allclose(v[2], st.embed([texts[2]])[0], atol=1e-5)

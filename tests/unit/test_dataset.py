@@ -173,7 +173,7 @@ def test_cli_error_has_no_traceback_in_a_real_process(tmp_path):
     assert "Traceback" not in proc.stderr and "line 1, column 'question'" in proc.stderr
 
 
-# -- issue 17: cells are text, graded relevance from tables, strict numbers -----------
+# -- cells are text, graded relevance from tables, strict numbers -----------
 def test_csv_mapped_list_column_is_parsed_and_text_stays_text(tmp_path):
     """The column map decides what a CSV cell is: a mapped list column is a JSON array;
     a text field that looks like JSON stays text; metadata that is JSON is parsed."""
