@@ -1,7 +1,9 @@
 # The two commands a fresh machine needs (see README.md):
 #   make example   set up .venv and evaluate the bundled example dataset with the demo judge
 #   make test      set up .venv with test dependencies and run the test suite
-.PHONY: example test setup setup-test clean
+#   make test-fast the suite without model-loading and slow tests (under 2 minutes)
+#   make lint      ruff and mypy over localeval/
+.PHONY: example test test-fast lint setup setup-test clean
 
 OUT ?= localeval-out/example
 PYTEST_ARGS ?=
@@ -17,6 +19,15 @@ example: setup
 
 test: setup-test
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 .venv/bin/python -m pytest $(PYTEST_ARGS)
+
+# The fast lane: tests/conftest.py marks tests that load a model (`model`) and slow
+# ones (`slow`); leave those out. Subprocess tests stay in: -m "not subprocess" drops them too.
+test-fast: setup-test
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 .venv/bin/python -m pytest -q -m "not model and not slow" $(PYTEST_ARGS)
+
+lint: setup-test
+	.venv/bin/ruff check localeval
+	.venv/bin/mypy localeval
 
 clean:
 	rm -rf localeval-out .pytest_cache

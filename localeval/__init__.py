@@ -6,9 +6,8 @@ imported only when a model is loaded.
 
 from __future__ import annotations
 
-from localeval.version import __version__
-
 from localeval.lazy import lazy_face
+from localeval.version import __version__
 
 _WHERE = {
     "evaluate": "localeval.run",

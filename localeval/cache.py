@@ -213,7 +213,7 @@ class Cache:
                     self._move_aside(str(e))
                     self._open()
                 try:
-                    return op(self._db)  # type: ignore[arg-type]
+                    return op(self._db)
                 except sqlite3.DatabaseError as e2:
                     raise self._fatal(e2) from None
 

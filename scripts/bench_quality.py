@@ -20,7 +20,7 @@ unscored is counted with its reason: a judge that cannot do the task shows as
 low coverage, not as a silently smaller sample.
 
 Why a benchmark at all: a judge that parses is not a judge that judges (see
-issue 16: a 135M model copies the prompts' examples and scores every sample
+a 135M model copies the prompts' examples and scores every sample
 alike). These figures say how far a given judge's scores can be trusted.
 
     .venv/bin/python scripts/bench_quality.py --judge qwen2.5-7b --limit 20 -o out/quality

@@ -10,6 +10,8 @@ import errno
 import ipaddress
 import os
 import socket
+import types
+from pathlib import Path
 
 import pytest
 
@@ -97,7 +99,6 @@ def bias(tiny_gguf):
     return b
 
 
-
 @pytest.fixture(scope="session")
 def smollm2():
     """Path of the real small instruct judge (SmolLM2-135M-Instruct, `--judge demo`).
@@ -124,3 +125,59 @@ def browser() -> str:
             pytest.fail("chromium is missing in CI: .ci/run installs it (apt-get install chromium)")
         pytest.skip("chromium not installed (apt-get install chromium); CI runs this test")
     return exe
+
+
+# -- markers: steer the suite (README "Development") ---------------------------------
+#: Fixtures that load a GGUF judge; a test using one is a `model` test wherever it lives.
+MODEL_FIXTURES = frozenset({"tiny_gguf", "bias", "smollm2"})
+TESTS = Path(__file__).parent
+
+
+def _code_objects(code: types.CodeType):
+    """A function's code and the code of the lambdas, comprehensions and inner functions in it."""
+    yield code
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield from _code_objects(const)
+
+
+def _spawns(func: object, module: types.ModuleType, seen: set[int]) -> bool:
+    """Whether ``func``, or a helper of its own module that it names, uses ``subprocess``.
+
+    Read from the compiled code (names referenced), so a helper such as ``cli(...)``
+    that runs ``python -m localeval.cli`` marks every test that calls it.
+    """
+    func = getattr(func, "__wrapped__", func)
+    code = getattr(func, "__code__", None)
+    if code is None or id(code) in seen:
+        return False
+    seen.add(id(code))
+    for c in _code_objects(code):
+        for name in c.co_names:
+            if name == "subprocess":
+                return True
+            helper = module.__dict__.get(name)
+            if getattr(helper, "__module__", None) == module.__name__ and _spawns(
+                    helper, module, seen):
+                return True
+    return False
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark by place and fixture so nobody hand-marks hundreds of tests.
+
+    ``model``: under tests/model/ or using a GGUF fixture. ``subprocess``: runs a
+    child process (the CLI) itself or through a helper of its module. ``slow`` is
+    set by hand (``pytestmark``) where a test is slow without being either.
+    """
+    for item in items:
+        path = Path(str(item.fspath))
+        if TESTS / "model" in path.parents or MODEL_FIXTURES & set(item.fixturenames):
+            item.add_marker(pytest.mark.model)
+        module = getattr(item, "module", None)
+        func = getattr(item, "function", None)
+        if module is None or func is None:
+            continue
+        fixtures = [module.__dict__.get(n) for n in item.fixturenames]
+        if any(_spawns(f, module, set()) for f in [func, *fixtures] if f is not None):
+            item.add_marker(pytest.mark.subprocess)

@@ -138,7 +138,6 @@ class Comparison:
         terminal; each cell shows the value over its [95% CI].
         """
         from rich.table import Table
-
         from rich.text import Text
 
         # Text(), never a plain str, for names from the files: rich would parse "[/x]" in

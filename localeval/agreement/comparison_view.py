@@ -87,7 +87,7 @@ def _disagreements(cmp: Comparison, m: MetricAgreement) -> tuple[list[dict[str, 
               if (x >= t) != (y >= t) or abs(y - x) >= FAR_APART]
     picked.sort(key=lambda r: -r[0])
     out = []
-    for diff, ia, ib, x, y in picked[:MAX_DISAGREEMENTS]:
+    for _diff, ia, ib, x, y in picked[:MAX_DISAGREEMENTS]:
         row: dict[str, Any] = {"id": ia if ia == ib else f"{ia} / {ib}", "a": _g(x), "b": _g(y),
                                "diff": f"{y - x:+.2f}", "question": ""}
         for side, rs, sid, metric in (("a", cmp.a_set, ia, m.metric),

@@ -75,7 +75,7 @@ def comparison_html(cmp: Comparison) -> str:
     :func:`scatter_svg`, which escapes its own labels, so they are inserted as markup.
     """
     env = _env()
-    source = env.loader.get_source  # type: ignore[union-attr]
+    source = env.loader.get_source
     css = source(env, "report.css")[0] + "\n" + source(env, "comparison.css")[0]
     js = source(env, "report.js")[0]
     return env.get_template("comparison.html.j2").render(
@@ -102,7 +102,7 @@ def validation_html(v: Validation) -> str:
     """A self-contained page in the run report's style: the sentences, the verdict
     matrices, the statistics tables and the notes (no script)."""
     env = _env()
-    css = env.loader.get_source(env, "report.css")[0]  # type: ignore[union-attr]
+    css = env.loader.get_source(env, "report.css")[0]
     tables = []
     if v.separation:
         tables.append({"title": "Separation of labelled samples", "head": SEP_HEAD,

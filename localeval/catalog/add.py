@@ -17,8 +17,7 @@ from typing import Any
 from localeval.catalog.entry import ManifestError, ModelEntry
 from localeval.catalog.gguf import check_gguf, gguf_summary
 from localeval.catalog.hashing import file_sha256
-from localeval.catalog.manifest import (MANIFEST_NAME, Manifest, entries_to_toml, load_manifest,
-                                        manifest_paths)
+from localeval.catalog.manifest import MANIFEST_NAME, Manifest, entries_to_toml, load_manifest, manifest_paths
 from localeval.catalog.progress import HashProgress
 from localeval.catalog.resolve import load_lock, load_models, models_dir_default
 from localeval.errors import ModelError, UsageError

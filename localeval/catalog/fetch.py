@@ -203,7 +203,7 @@ def download(url: str, dest: Path, *, expected_sha256: str = "", expected_size: 
                             h.update(chunk)
                             have += len(chunk)
                             bar.advance(len(chunk))
-                except (OSError, http.client.HTTPException, socket.timeout) as e:
+                except (TimeoutError, OSError, http.client.HTTPException) as e:
                     bar.close()
                     if retry(f"connection broke at {human_size(have)} "
                              f"({e.__class__.__name__}), resuming"):

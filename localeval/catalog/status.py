@@ -14,8 +14,7 @@ from typing import Any
 from localeval.catalog.entry import ModelEntry
 from localeval.catalog.lock import Lock
 from localeval.catalog.manifest import Manifest
-from localeval.catalog.resolve import (bundled_path, load_lock, load_models,
-                                       missing_files, models_dir_default)
+from localeval.catalog.resolve import bundled_path, load_lock, load_models, missing_files, models_dir_default
 
 __all__ = ["ModelStatus", "model_status", "list_models"]
 
@@ -43,7 +42,7 @@ def model_status(entry: ModelEntry, models_dir: Path, lock: Lock) -> ModelStatus
     root = entry.root(models_dir)
     specs = entry.file_specs()
     exp_size, approx = entry.expected_size()
-    base = dict(name=entry.name, kind=entry.kind, source=entry.source, default=entry.default,
+    base: dict[str, Any] = dict(name=entry.name, kind=entry.kind, source=entry.source, default=entry.default,
                 licence=entry.licence)
     if not root.exists():
         bundled = bundled_path(entry)

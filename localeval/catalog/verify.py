@@ -18,8 +18,7 @@ from localeval.catalog.hashing import file_sha256
 from localeval.catalog.lock import Lock
 from localeval.catalog.manifest import Manifest
 from localeval.catalog.progress import HashProgress
-from localeval.catalog.resolve import (bundled_path, load_lock, load_models,
-                                       models_dir_default)
+from localeval.catalog.resolve import bundled_path, load_lock, load_models, models_dir_default
 from localeval.errors import ModelError
 
 __all__ = ["VerifyRow", "verify_models"]

@@ -278,8 +278,7 @@ class _Gates:
 
     def check(self, result: Any) -> int:
         """Print one line per failed gate (``--quiet`` too) and return the exit code."""
-        from localeval.report import (UnscoredPolicy, check_each, check_gates,
-                                      judge_fit_failure, resolve_gate_keys)
+        from localeval.report import UnscoredPolicy, check_each, check_gates, judge_fit_failure, resolve_gate_keys
 
         key = resolve_gate_keys(self.named, result.metrics)
         policy = UnscoredPolicy(self.allow.default,

@@ -79,11 +79,16 @@ def _thresholds(specs: list[str] | None) -> tuple[float, dict[str, float]]:
 
 def cmd_diff(args: argparse.Namespace) -> int:
     """Compare, print, write, gate; returns 0, or 1 when a gate failed."""
-    from localeval.errors import UsageError
-    from localeval.versions import add_corrected, diff_runs, parse_worse_gates, terminal_table
-    from localeval.versions import worse_failures, write_diff
-
     from localeval.cli.agreement import split_metrics, terminal_console
+    from localeval.errors import UsageError
+    from localeval.versions import (
+        add_corrected,
+        diff_runs,
+        parse_worse_gates,
+        terminal_table,
+        worse_failures,
+        write_diff,
+    )
 
     gates = parse_worse_gates(args.fail_if_worse)  # bad options fail before any work
     default, per = _thresholds(args.threshold)

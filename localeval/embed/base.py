@@ -33,7 +33,7 @@ class Embedder(Protocol):
 
 def prep_text(text: str) -> str:
     """The text as embedded: a string, with the empty string as " "."""
-    # METRICS.md: the empty string is embedded as " " (as ragas does), so
+    # The empty string is embedded as " " (as ragas does), so
     # every text has a defined, non-degenerate vector.
     if not isinstance(text, str):
         raise TypeError(f"embed() takes strings, got {type(text).__name__}")

@@ -22,8 +22,13 @@ import numpy as np
 from localeval.embed.base import normalise_rows, prep_text
 from localeval.embed.language import guess_english_only
 from localeval.embed.offline import hub_offline, quiet_transformers
-from localeval.embed.resolve import (DEFAULT_EMBEDDER, is_default_spec, manifest_entry,
-                                     model_files_digest, resolve_embedder_path)
+from localeval.embed.resolve import (
+    DEFAULT_EMBEDDER,
+    is_default_spec,
+    manifest_entry,
+    model_files_digest,
+    resolve_embedder_path,
+)
 from localeval.errors import ModelError
 
 __all__ = ["pick_device", "SentenceTransformerEmbedder"]

@@ -20,8 +20,7 @@ from localeval.agreement import ResultSet, align, load_result_set
 from localeval.errors import DataError, UsageError
 from localeval.estimate.draw import Draw, draw_rows
 from localeval.estimate.labels import LabelSet, read_labels
-from localeval.estimate.ppi import (Estimate, active_mean, corrected_mean, judge_only,
-                                    labels_only, labels_worth)
+from localeval.estimate.ppi import Estimate, active_mean, corrected_mean, judge_only, labels_only, labels_worth
 from localeval.estimate.uncertainty import run_uncertainty
 
 __all__ = ["MetricEstimate", "EstimateResult", "CheckedLabels", "estimate", "check_labels",

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from localeval.estimate.analysis import estimate
-from localeval.estimate.reliability import calibration
 from localeval.estimate.pages import JUDGE_WARNING
+from localeval.estimate.reliability import calibration
 from localeval.estimate.uncertainty import run_uncertainty
 
 __all__ = ["run_corrections"]

@@ -19,8 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from localeval.agreement import (ID_COLUMNS, ResultSet, canonical_metric_name, load_result_set,
-                                 read_table, row_id)
+from localeval.agreement import ID_COLUMNS, ResultSet, canonical_metric_name, load_result_set, read_table, row_id
 from localeval.errors import DataError, UsageError
 from localeval.estimate.draw import parse_draw
 from localeval.estimate.sheet import DRAW_COLUMN, LABEL_PREFIX, PROB_COLUMN, unquote

@@ -45,7 +45,7 @@ def estimate_dict(r: EstimateResult) -> dict[str, Any]:
 
 def estimate_markdown(r: EstimateResult) -> str:
     pct = f"{r.level:.0%}"
-    lines = [f"# Corrected estimates\n", f"Run: `{r.run}`  ", f"Labels: `{r.labels}` "
+    lines = ["# Corrected estimates\n", f"Run: `{r.run}`  ", f"Labels: `{r.labels}` "
              f"(draw: {r.draw})\n", f"| metric | judge only* | labels only ({pct}) | "
              f"corrected ({pct}) | labelled / rows | judge bias on labelled rows |",
              "|---|---|---|---|---|---|"]

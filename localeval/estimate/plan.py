@@ -45,7 +45,6 @@ def plan_labels(judge: Sequence[float], labels: Sequence[float], labelled: Seque
     cov = float(np.cov(y, f[idx])[0, 1])
     var_fl = float(f[idx].var(ddof=1))
     ns = np.arange(2, N)
-    labels_only = z * np.sqrt(var_y / ns)
     lam = np.clip(cov / (var_f * (1 + ns / (N - ns))), 0, 1) if var_f > 0 else 0 * ns
     judge_hw = z * np.sqrt((var_y + lam ** 2 * var_fl - 2 * lam * cov) / ns
                            + lam ** 2 * var_f / (N - ns))

@@ -12,7 +12,6 @@ every metric does) loads neither numpy-heavy judge code nor llama_cpp.
 
 from __future__ import annotations
 
-
 import os
 
 # llama.cpp's CPU backend syncs its OpenMP (libgomp) threads several times per

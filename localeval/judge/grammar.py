@@ -302,7 +302,7 @@ def allowed_values(schema: type[BaseModel] | dict[str, Any], field: str) -> list
                 resolve = _resolver(root)
 
                 def rec(n: dict[str, Any]) -> list[Any] | None:
-                    n, _ = resolve(n, path, ())
+                    n, _ = resolve(n, path, ())  # noqa: B023 - rec runs within this iteration
                     return values_of(n, rec)
 
                 vals = rec(v)

@@ -28,8 +28,8 @@ from typing import Any
 
 from localeval.errors import BadReply, HttpFailure, JudgeCallError, ModelError, ServerBroken
 from localeval.judge.base import JudgeBackend, JudgeReply, JudgeRequest, Usage
-from localeval.judge.grammar import allowed_values, max_tokens_for, schema_to_gbnf
 from localeval.judge.completion import probs_from_logprobs, reply_parts
+from localeval.judge.grammar import allowed_values, max_tokens_for, schema_to_gbnf
 from localeval.judge.parse import is_json, parse_reply, truncation_error
 
 __all__ = ["HttpJudge", "BadReply", "ServerBroken", "MAX_FAILED_CALLS"]

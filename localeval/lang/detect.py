@@ -45,7 +45,7 @@ _CLOSERS = "\"'\u201d\u2019\u300d\u300f\uff09\u300b\u3009\u3011\u3015\u3017\uff6
 
 
 @lru_cache(maxsize=8)
-def _segmenter(lang: str):  # type: ignore[no-untyped-def]
+def _segmenter(lang: str):
     import pysbd  # lazy: only the metrics that count sentences need it
 
     return pysbd.Segmenter(language=lang if lang in LANGS else "en", clean=False)

@@ -232,7 +232,7 @@ def auto_bleu_tokenizer(lang: str) -> str:
     return {"ja": "ja-fugashi", "zh": "zh-jieba"}.get(lang, "13a")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _sacre_tokenizer(name: str) -> Callable[[str], str]:
     from sacrebleu.metrics.bleu import BLEU
 

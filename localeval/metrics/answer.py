@@ -16,6 +16,7 @@ import numpy as np
 
 from localeval.metrics.base import Metric
 from localeval.metrics.degenerate import extracted_nothing
+from localeval.metrics.grounding import reason_chars
 from localeval.metrics.model_access import Judging
 from localeval.metrics.schemas import (
     MAX_QUESTIONS,
@@ -24,7 +25,6 @@ from localeval.metrics.schemas import (
     sized,
 )
 from localeval.metrics.specs import register
-from localeval.metrics.grounding import reason_chars
 from localeval.metrics.steps import cosine_rows, embed_text, statement_verdicts, statements
 from localeval.types import Sample, Score
 

@@ -95,12 +95,15 @@ def _format_param(v: Any) -> str:
 
 
 class Thresholded(Metric):
-    """Any score-valued metric mapped to 1.0 / 0.0 at a threshold (seed 004's binary use).
+    """Any score-valued metric mapped to 1.0 / 0.0 at a threshold (a pass/fail use of a score).
 
     ``faithfulness:threshold=0.8`` scores 1.0 when faithfulness >= 0.8. The
     raw score stays in the details, and the threshold is part of the key
     (and so of the signature).
     """
+
+    inner: Metric  # set through object.__setattr__: Metric is frozen
+    threshold: float
 
     def __init__(self, inner: Metric, threshold: float) -> None:
         object.__setattr__(self, "inner", inner)

@@ -30,9 +30,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from localeval.cache import text_key
 from pydantic import Field, StrictInt, StrictStr
 
+from localeval.cache import text_key
 from localeval.errors import InvalidArgument, JudgeCallError, printable
 from localeval.metrics.base import Metric
 from localeval.metrics.model_access import Judging
@@ -164,8 +164,8 @@ class AspectCritic(UserDefined):
             return self._soft(sample, ctx)
         if self.strictness == 1:
             out = ctx.ask(self.step, CriterionVerdict, sample, definition=self.definition).output
-            return Score(float(out.verdict), details={  # type: ignore[attr-defined]
-                "verdict": out.verdict, "reason": out.reason})  # type: ignore[attr-defined]
+            return Score(float(out.verdict), details={
+                "verdict": out.verdict, "reason": out.reason})
         return self._votes(sample, ctx)
 
     def _votes(self, sample: Sample, ctx: Judging) -> Score:
@@ -184,8 +184,8 @@ class AspectCritic(UserDefined):
             if isinstance(out, JudgeCallError):
                 errors.append(out)
                 continue
-            votes.append({"verdict": out.output.verdict,  # type: ignore[attr-defined]
-                          "reason": out.output.reason})  # type: ignore[attr-defined]
+            votes.append({"verdict": out.output.verdict,
+                          "reason": out.output.reason})
         if not votes:
             raise errors[0]
         verdict = Counter(v["verdict"] for v in votes).most_common(1)[0][0]
@@ -199,10 +199,10 @@ class AspectCritic(UserDefined):
         reply = ctx.ask(self.step, CriterionVerdict, sample, prob_field="verdict",
                         definition=self.definition)
         out = reply.output
-        p = verdict_values([out.verdict], reply.probs)[0]  # type: ignore[attr-defined]
+        p = verdict_values([out.verdict], reply.probs)[0]
         value = majority_probability(p, self.strictness)
-        return Score(value, details={"verdict": out.verdict,  # type: ignore[attr-defined]
-                                     "reason": out.reason,  # type: ignore[attr-defined]
+        return Score(value, details={"verdict": out.verdict,
+                                     "reason": out.reason,
                                      "p_yes": round(p, 6), "strictness": self.strictness})
 
 

@@ -80,7 +80,7 @@ def metric_from_table(name: str, table: dict[str, Any], where: str = "") -> Metr
                          f"type {kind!r}; "
                          f"parameters: {', '.join(sorted(allowed))}")
     try:
-        return cls(name=name, **params)  # type: ignore[no-any-return]
+        return cls(name=name, **params)
     except InvalidArgument as e:
         raise UsageError(f"{at}: {e.detail}") from None
     except (TypeError, ValueError) as e:

@@ -34,7 +34,7 @@ def dual_judge(ctx: Judging, sample: Sample, step: str, schema: type[BaseModel],
     """
     def rate(i: int) -> int | JudgeCallError:
         try:
-            return ctx.ask(f"{step}_{i}", schema, sample).output.rating  # type: ignore[attr-defined]
+            return ctx.ask(f"{step}_{i}", schema, sample).output.rating
         except JudgeCallError as e:
             return e
 

@@ -57,8 +57,8 @@ class _RankedUsefulness(Metric):
                           range(1, len(contexts) + 1))
         for k, reply in enumerate(replies, start=1):
             out = reply.output
-            value = verdict_values([out.verdict], reply.probs)[0]  # type: ignore[attr-defined]
-            d = {"context": k, "reason": out.reason, "verdict": out.verdict}  # type: ignore[attr-defined]
+            value = verdict_values([out.verdict], reply.probs)[0]
+            d = {"context": k, "reason": out.reason, "verdict": out.verdict}
             if reply.probs is not None:
                 d["p_verdict_1"] = round(value, 6)
             verdicts.append(d)
@@ -115,7 +115,7 @@ class ContextRecall(Metric):
         schema = verdicts_schema(len(sentences), reason_chars(sentences))
         reply = ctx.ask("context_recall", schema, sample, prob_field="verdict",
                         sentences=sentences)
-        items = reply.output.verdicts  # type: ignore[attr-defined]
+        items = reply.output.verdicts
         values = verdict_values([i.verdict for i in items], reply.probs)
         rows = [{"statement": s, "reason": i.reason, "verdict": i.verdict}
                 for s, i in zip(sentences, items)]
@@ -135,7 +135,7 @@ def _entities(ctx: Judging, sample: Sample, target: str) -> tuple[list[str], lis
     text = sample.reference if target == "reference" else "\n".join(sample.contexts or [])
     items, chars = entity_bounds(source(text, resolve_lang(ctx.lang, text)))
     reply = ctx.ask("entities", entities_schema(items, chars), sample, target=target)
-    got = [e.strip() for e in reply.output.entities if e.strip()]  # type: ignore[attr-defined]
+    got = [e.strip() for e in reply.output.entities if e.strip()]
     return ([e for e in got if occurs_in(e, text or "")],
             [e for e in got if not occurs_in(e, text or "")])
 
@@ -201,7 +201,7 @@ class ContextRelevancy(Metric):
         # numbers; a number given twice counts once.
         reply = ctx.ask("context_relevancy", selection_schema(total), sample,
                         sentences=sentences)
-        picked = list(reply.output.sentences)  # type: ignore[attr-defined]
+        picked = list(reply.output.sentences)
         chosen = sorted(set(picked))
         details: dict = {"context_sentences": total, "selected": chosen,
                          "sentences": [sentences[i - 1] for i in chosen],

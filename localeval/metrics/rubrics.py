@@ -106,8 +106,8 @@ def rate(ctx: Judging, sample: Sample, step: str, levels: tuple[int, ...],
     """
     reply = ctx.ask(step, rating_schema(levels), sample, prob_field="score", **inputs)
     out = reply.output
-    level = int(out.score)  # type: ignore[attr-defined]
-    details: dict[str, Any] = {"rating": level, "reason": out.reason,  # type: ignore[attr-defined]
+    level = int(out.score)
+    details: dict[str, Any] = {"rating": level, "reason": out.reason,
                                "scale": [levels[0], levels[-1]]}
     value = float(level)
     if reply.probs:

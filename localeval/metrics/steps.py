@@ -51,7 +51,7 @@ def statements(ctx: Judging, sample: Sample, target: Literal["answer", "referenc
     text = sample.answer if target == "answer" else sample.reference
     items, chars = statement_bounds(source(text, resolve_lang(ctx.lang, text)))
     reply = ctx.ask("statements", statements_schema(items, chars), sample, target=target)
-    kept, merged = merge_duplicates(reply.output.statements)  # type: ignore[attr-defined]
+    kept, merged = merge_duplicates(reply.output.statements)
     return Extracted(kept, merged)
 
 
@@ -66,7 +66,7 @@ def statement_verdicts(ctx: Judging, sample: Sample, step: str, stmts: Sequence[
     """
     reply = ctx.ask(step, verdicts_schema(len(stmts), reason_chars(stmts)), sample,
                     prob_field="verdict" if soft else None, statements=list(stmts), **inputs)
-    verdicts = reply.output.verdicts  # type: ignore[attr-defined]
+    verdicts = reply.output.verdicts
     values = verdict_values([v.verdict for v in verdicts], reply.probs)
     details = [{"statement": s, "reason": v.reason, "verdict": v.verdict}
                for s, v in zip(stmts, verdicts)]
@@ -89,7 +89,7 @@ def verdict_values(hard: Sequence[int], probs: list[dict[Any, float]] | None) ->
                          f"{len(hard)} verdicts")
     out = []
     for p in probs:
-        p1 = p.get("1", p.get(1, 0.0))  # type: ignore[call-overload]
+        p1 = p.get("1", p.get(1, 0.0))
         total = sum(p.values())
         out.append(float(p1) / total if total > 0 else 0.0)
     return out

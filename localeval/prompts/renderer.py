@@ -26,7 +26,7 @@ Prompts are data: a template's content hash (plus the shared templates and
 from __future__ import annotations
 
 import hashlib
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 import jinja2
@@ -79,7 +79,7 @@ def _source(name: str) -> str:
     return env.loader.get_source(env, name)[0]
 
 
-@lru_cache(maxsize=None)
+@cache
 def prompt_version(step: str) -> str:
     """Short content hash of the step template, the shared templates and the layout."""
     h = hashlib.sha256(f"layout {LAYOUT_VERSION}\n".encode())

@@ -3,7 +3,7 @@
 Two styles, as in ragas:
 
     from localeval.ragas.metrics import faithfulness          # for evaluate(...)
-    from localeval.ragas.metrics import AnswerCorrectness     # scored alone (seed 004)
+    from localeval.ragas.metrics import AnswerCorrectness     # scored alone
 
     scorer = AnswerCorrectness(judge="models/judge.gguf", weights=[0.75, 0.25])
     result = scorer.score(user_input="...", response="...", reference="...")

@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping, Sequence
 
-from localeval.report.numbers import excerpt
 from localeval.report.gates import gate_entry, threshold_missed, unscored_policy, unscored_text
+from localeval.report.numbers import excerpt
 
 __all__ = ["check_each", "sample_label", "MAX_LISTED", "WORKING_CHARS", "QUESTION_CHARS"]
 

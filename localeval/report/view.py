@@ -19,10 +19,10 @@ import heapq
 from typing import Any, Mapping, Sequence
 
 from localeval.report.clip import MAX_CONTEXTS, Clipper
-from localeval.report.details import to_node
-from localeval.report.histogram import histogram, is_bounded, tone
 from localeval.report.corrected import corrected_view
+from localeval.report.details import to_node
 from localeval.report.health import health_line
+from localeval.report.histogram import histogram, is_bounded, tone
 from localeval.report.numbers import excerpt, fmt, plain_number, unscored_note
 
 __all__ = ["build_view", "pick_samples", "WORST_K", "MAX_SAMPLES"]

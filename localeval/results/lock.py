@@ -103,7 +103,7 @@ def _try_lock(fd: int) -> bool:
 
         os.lseek(fd, 4096, os.SEEK_SET)
         try:
-            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined]
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
             return True
         except OSError:
             return False

@@ -16,23 +16,21 @@ from __future__ import annotations
 import math
 import os
 import warnings
-from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from localeval.dataset import Dataset, check_required, load_dataset
 from localeval.config import RunConfig
 from localeval.errors import UsageError
 from localeval.judge import Judge
-from localeval.metrics import Judging, Metric, NoJudge, empty_input_note, parse_metrics
+from localeval.metrics import Judging, Metric, NoJudge, empty_input_note, missing_reason, parse_metrics
 from localeval.results import RunWriter, sample_record
 from localeval.run.aggregate import build_summary
+from localeval.run.progress import loading_stage, model_label
 from localeval.run.result import EvaluationResult, write_reports
-from localeval.metrics import missing_reason
 from localeval.run.scoring import MetricObserver
 from localeval.run.strategies import score_stream
-from localeval.run.progress import loading_stage, model_label
 from localeval.run.wiring import open_cache, resolve_embedder, resolve_judge
-from localeval.types import Sample, Score
+from localeval.types import Score
 
 __all__ = ["evaluate", "DEFAULT_METRICS"]
 

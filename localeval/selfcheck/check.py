@@ -138,8 +138,8 @@ def _judge_part(m: Metric) -> Metric:
     if isinstance(inner, Metric):  # Thresholded: the judge orders raw scores
         m = inner
     names = {f.name for f in dataclasses.fields(m)} if dataclasses.is_dataclass(m) else set()
-    if "weights" in names and len(getattr(m, "weights")) == 2 and getattr(m, "weights")[1]:
-        m = dataclasses.replace(m, weights=(1.0, 0.0))  # type: ignore[type-var]
+    if "weights" in names and len(m.weights) == 2 and m.weights[1]:
+        m = dataclasses.replace(m, weights=(1.0, 0.0))
     return m
 
 

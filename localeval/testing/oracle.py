@@ -338,7 +338,7 @@ def _conform(value: Any, node: dict[str, Any], defs: dict[str, Any]) -> Any:
 def fill(schema: type[BaseModel], parts: dict[str, Any]) -> dict[str, Any]:
     """A valid output for ``schema`` whose fields are taken from ``parts`` by name."""
     js = schema.model_json_schema()
-    return _conform(parts, js, js.get("$defs", {}))  # type: ignore[no-any-return]
+    return _conform(parts, js, js.get("$defs", {}))
 
 
 class OracleJudge(ScriptedJudge):

@@ -103,20 +103,21 @@ def _delta_hist(m: MetricDiff) -> Any:
     from localeval.report import score_histogram
 
     e = m.judge
-    return score_histogram([s.delta for s in m.scored], mean=e.diff,  # type: ignore[misc]
+    return score_histogram([s.delta for s in m.scored], mean=e.diff,
                      ci=e.ci)
 
 
 def _metric(d: VersionDiff, m: MetricDiff) -> dict[str, Any]:
-    from localeval.agreement import scatter_svg
     from markupsafe import Markup
+
+    from localeval.agreement import scatter_svg
 
     sc = m.scored
     c = m.counts()
     plot = None
     if sc:
         # scatter_svg escapes its own labels, so its markup goes in as it is
-        plot = Markup(scatter_svg([s.base for s in sc], [s.new for s in sc],  # type: ignore[misc]
+        plot = Markup(scatter_svg([s.base for s in sc], [s.new for s in sc],
                                   f"{m.metric}: new against base",
                                   a_label=d.base.results.name, b_label=d.new.results.name,
                                   ids=[s.new_id for s in sc]))

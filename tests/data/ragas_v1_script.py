@@ -1,5 +1,5 @@
 # A ragas 0.1 evaluation script as ragas users write it (the shape of the quick-start
-# that seed 000's article runs), with its own data. tests/model/test_ragas_compat.py
+# that a Japanese RAGAS article runs), with its own data. tests/model/test_ragas_compat.py
 # changes ONLY the import lines (`ragas` -> `localeval.ragas`) and runs it offline;
 # the API key line stays and is never read.
 import os

@@ -1,6 +1,6 @@
 """Aligning two result sets: by id, then by content; refusing (exit 2) rather than guessing.
 
-The case from issue 18: a localeval run compared with a RAGAS export whose
+The case this guards: a localeval run compared with a RAGAS export whose
 rows are in another order must give the statistics of the aligned rows, not
 of rows paired by position.
 """
@@ -13,6 +13,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import localeval
@@ -20,7 +21,6 @@ from localeval.agreement import align, compare, load_result_set
 from localeval.errors import DataError
 from localeval.results import content_hash
 
-pd = pytest.importorskip("pandas")  # a test dependency (pyproject [test])
 
 N = 12
 ROWS = [{"id": f"q{i:02d}", "question": f"What is fact number {i}?",
@@ -161,6 +161,7 @@ def test_old_run_without_content_aligns_by_id_or_with_the_dataset(tmp_path):
     assert d["alignment"]["rule"] == "content" and d["alignment"]["matched"] == N
 
 
+@pytest.mark.slow
 def test_validate_aligns_labels_by_content_and_refuses_when_it_cannot(tmp_path):
     run = _run(tmp_path)
     labels = tmp_path / "labels.csv"

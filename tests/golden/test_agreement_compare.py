@@ -9,6 +9,7 @@ import math
 import xml.etree.ElementTree as ET
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats as st
 from sklearn.metrics import cohen_kappa_score, confusion_matrix
@@ -25,7 +26,6 @@ from localeval.cli.agreement import add_compare_arguments
 from localeval.cli.agreement import cmd_compare as compare_main
 from localeval.errors import DataError, UsageError
 
-pd = pytest.importorskip("pandas")  # a test dependency (pyproject [test])
 
 
 def _judges(n: int = 150, seed: int = 3) -> tuple[np.ndarray, ...]:

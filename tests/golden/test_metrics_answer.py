@@ -1,4 +1,4 @@
-"""Answer-side judge metrics: reference values of docs/METRICS.md, edge cases, soft verdicts."""
+"""Answer-side judge metrics: hand-computed reference values, edge cases, soft verdicts."""
 
 from __future__ import annotations
 
@@ -206,7 +206,7 @@ SUN_SCRIPT = {
 
 
 def test_answer_correctness_reference_value():
-    # TP=1 FP=1 FN=2: F1 = 1 / (1 + 0.5*3) = 0.4 (seed 000 miscomputes it as 0.5
+    # TP=1 FP=1 FN=2: F1 = 1 / (1 + 0.5*3) = 0.4 (a ragas write-up miscomputes it as 0.5
     # and prints 0.525); 0.75*0.4 + 0.25*0.6 = 0.45.
     score, judge, _ = run(AnswerCorrectness(), SUN, SUN_SCRIPT, embedder=SUN_EMB)
     assert score.details["factuality"] == pytest.approx(0.4)

@@ -1,4 +1,4 @@
-"""Retrieval metrics: seed 001 golden values, trec_eval conventions, and
+"""Retrieval metrics: hand-checked golden values, trec_eval conventions, and
 agreement with pytrec_eval on random runs."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def _graded(grades: list[float]) -> Sample:
     return Sample(id="q", retrieved_ids=ids, relevant_ids=dict(zip(ids, grades)))
 
 
-# -- seed 001 golden values ------------------------------------------------------
+# -- hand-checked golden values---------------------------------------------------
 def test_mrr_seed_example():
     # First relevant document at ranks 1, 3 and 2 -> MRR 0.611.
     samples = [
@@ -70,7 +70,7 @@ def test_ndcg_linear_and_ideal_uses_all_judged():
 def test_exponential_gain_matches_seed_formula_on_random_grades():
     rng = np.random.default_rng(3)
 
-    def seed_ndcg(scores, k):  # seed 001's functions, verbatim arithmetic
+    def seed_ndcg(scores, k):  # a reference implementation's functions, verbatim arithmetic
         def dcg(s):
             s = np.asarray(s, dtype=float)[:k]
             return np.sum((2 ** s - 1) / np.log2(np.arange(2, s.size + 2)))

@@ -1,4 +1,4 @@
-"""Judge validation against labels: seed 002's numbers, human agreement, the set builder."""
+"""Judge validation against labels: a labelled pilot's numbers, human agreement, the set builder."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def _group_scores(counts, partials) -> list[float]:
 
 def _seed_set(judge: str) -> tuple[ResultSet, Labels]:
     spec = SEED_002[judge]
-    scores, lab = {}, Labels("<seed 002>")
+    scores, lab = {}, Labels("<pilot>")
     for group in ("positive", "negative"):
         counts, _, partials = spec[group]
         for i, v in enumerate(_group_scores(counts, partials)):

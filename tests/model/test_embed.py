@@ -74,7 +74,7 @@ def test_rows_are_unit_norm_float32_in_input_order(st):
     v = st.embed(texts)
     assert v.dtype == np.float32 and v.shape == (4, 384)
     np.testing.assert_allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
-    # The empty string is embedded as " " (METRICS.md).
+    # The empty string is embedded as " " (as ragas does).
     np.testing.assert_allclose(v[1], st.embed([" "])[0], atol=1e-6)
     # Row order follows the input, not the model's length sorting.
     np.testing.assert_allclose(v[2], st.embed([texts[2]])[0], atol=1e-5)
@@ -231,18 +231,34 @@ def test_offline_switch_set_during_a_first_hub_import_is_undone(monkeypatch):
     assert hub.HF_HUB_OFFLINE is False
 
 
-def test_pick_device():
+@pytest.mark.parametrize("cuda, mps, asked, want", [
+    (True, True, "auto", "cuda"),     # CUDA first
+    (False, True, "auto", "mps"),     # then Apple MPS
+    (False, False, "auto", "cpu"),    # then CPU
+    (False, False, "", "cpu"),        # empty means auto
+    (True, False, " CUDA:1 ", "cuda:1"),
+    (False, True, "mps", "mps"),
+    (True, True, "cpu", "cpu"),       # an explicit CPU even with a GPU
+])
+def test_pick_device_follows_the_devices_present(monkeypatch, cuda, mps, asked, want):
+    """Faked devices, so every branch runs on any machine (not only the one at hand)."""
     import torch
 
-    assert pick_device("cpu") == "cpu"
-    expected = "cuda" if torch.cuda.is_available() else (
-        "mps" if torch.backends.mps.is_available() else "cpu")
-    assert pick_device("auto") == expected
-    if torch.cuda.is_available():
-        assert pick_device("cuda") == "cuda"
-    else:
-        with pytest.raises(ModelError, match="CUDA is not available"):
-            pick_device("cuda")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: cuda)
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: mps)
+    assert pick_device(asked) == want
+
+
+@pytest.mark.parametrize("asked, message", [
+    ("cuda", "CUDA is not available"), ("cuda:0", "CUDA is not available"),
+    ("mps", "MPS is not available")])
+def test_pick_device_refuses_a_device_that_is_absent(monkeypatch, asked, message):
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
+    with pytest.raises(ModelError, match=message):
+        pick_device(asked)
 
 
 # -- fingerprint and heuristics -----------------------------------------------------

@@ -1,4 +1,4 @@
-"""Fault catalogue, judge half (issue 17): a damaged cache, broken model files, judge
+"""Fault catalogue, judge half: a damaged cache, broken model files, judge
 servers that misbehave.
 
 Every case is a hostile state and its contract:

@@ -1,6 +1,6 @@
 """ragas users switch by changing their import lines (seeds 000 and 004).
 
-``tests/data/ragas_v1_script.py`` is a ragas 0.1 script in the shape of seed 000's
+``tests/data/ragas_v1_script.py`` is a ragas 0.1 script in the shape of a Japanese RAGAS article's
 (``Dataset.from_dict``, the seven quick-start metrics, ``print(result)``), with its
 own data and its OpenAI key line left in. The test changes only its ``from ragas``
 lines and runs it against the tiny real GGUF judge and the real default embedder,

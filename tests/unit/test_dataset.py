@@ -53,8 +53,8 @@ def test_csv_with_json_list_cells(tmp_path):
 
 
 def test_parquet_dataframe_hf_list_and_dict(tmp_path):
-    pd = pytest.importorskip("pandas")
-    datasets = pytest.importorskip("datasets")
+    import datasets
+    import pandas as pd
     frame = pd.DataFrame([V1])
     frame.to_parquet(tmp_path / "d.parquet")
     assert load_dataset(tmp_path / "d.parquet")[0].contexts == ["c1", "c2"]
@@ -173,7 +173,7 @@ def test_cli_error_has_no_traceback_in_a_real_process(tmp_path):
     assert "Traceback" not in proc.stderr and "line 1, column 'question'" in proc.stderr
 
 
-# -- issue 17: cells are text, graded relevance from tables, strict numbers -----------
+# -- cells are text, graded relevance from tables, strict numbers -----------
 def test_csv_mapped_list_column_is_parsed_and_text_stays_text(tmp_path):
     """The column map decides what a CSV cell is: a mapped list column is a JSON array;
     a text field that looks like JSON stays text; metadata that is JSON is parsed."""
@@ -194,8 +194,8 @@ def test_column_map_demotes_the_files_own_column_and_names_a_missing_one(tmp_pat
 
 def test_graded_relevance_from_dataframes(tmp_path):
     """pd.read_parquet gives numpy arrays for lists and [(id, grade)] for an Arrow map."""
-    np = pytest.importorskip("numpy")
-    pd = pytest.importorskip("pandas")
+    import numpy as np
+    import pandas as pd
     frame = pd.DataFrame({"retrieved_ids": [np.array(["d1", "d2"])],
                           "relevant_ids": [[("d1", 1), ("d2", 3)]]})
     (s,) = load_dataset(frame).samples

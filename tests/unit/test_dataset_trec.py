@@ -124,7 +124,7 @@ def test_metrics_on_files_equal_pytrec_eval_on_same_files(tmp_path):
 
 @pytest.mark.parametrize("grade", ["inf", "1e308", "-5000"])
 def test_qrels_grade_must_be_finite_and_bounded(tmp_path, grade):
-    """Issue 17: a grade of inf or 1e308 put Infinity into summary.json."""
+    """A grade of inf or 1e308 once put Infinity into summary.json."""
     run, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
     run.write_text("q1 Q0 d1 1 1.0 t\n")
     qrels.write_text(f"q1 0 d1 1\nq1 0 d2 {grade}\n")

@@ -97,3 +97,31 @@ def test_documented_subcommands_have_help_and_cheap_commands_run(tmp_path):
             assert p.returncode == 0, f"{where}: `{shlex.join(argv)}`: {p.stderr[-400:]}"
             ran += 1
     assert ran >= 3
+
+
+#: A repository path as the docs write it: tests/..., scripts/... or docs/..., ending
+#: in a file name or a slash. Backticks, brackets and spaces end it.
+REPO_PATH = re.compile(r"(?<![\w./-])((?:tests|scripts|docs)/[\w./-]*[\w/])")
+
+
+def named_paths() -> list[tuple[str, str]]:
+    """``("README.md:12", "tests/unit/x.py")`` for every repository path the docs name."""
+    out = []
+    for doc in DOCS:
+        for i, line in enumerate(doc.read_text(encoding="utf-8").splitlines(), 1):
+            for m in REPO_PATH.finditer(line):
+                path = m.group(1).split("::")[0].rstrip(".")
+                out.append((f"{doc.relative_to(ROOT)}:{i}", path))
+    return out
+
+
+def test_the_path_scan_is_not_blind():
+    assert len(named_paths()) > 20
+
+
+@pytest.mark.parametrize("where, path", named_paths())
+def test_every_named_path_exists(where, path):
+    """A reader must be able to open every tests/, scripts/ and docs/ path the docs name."""
+    target = ROOT / path
+    hit = target.exists() or any(ROOT.glob(path)) if "*" in path else target.exists()
+    assert hit, f"{where} names {path}, which is not in the repository"

@@ -58,13 +58,19 @@ def varied(request) -> dict:
 
 
 class SlowJudge:
-    """A scripted judge whose calls take a moment, counting how many overlap."""
+    """A scripted judge counting how many calls are open at once.
+
+    With ``meet=n`` each call waits until n calls are open together (an event, not a
+    sleep, so a slow machine cannot fake or hide the overlap); after that, or after
+    ``patience`` seconds without it, calls go straight through.
+    """
 
     fingerprint = name = "slow-scripted"
 
-    def __init__(self, delay: float = 0.02) -> None:
+    def __init__(self, meet: int = 0, patience: float = 10.0) -> None:
         self.inner = ScriptedJudge(auto=True)
-        self.delay = delay
+        self.meet, self.patience = meet, patience
+        self.met = threading.Event()
         self.lock = threading.Lock()
         self.now = self.peak = 0
         self.steps: list[tuple[str, str]] = []
@@ -74,8 +80,11 @@ class SlowJudge:
             self.now += 1
             self.peak = max(self.peak, self.now)
             self.steps.append((request.step, str(request.inputs.get("target"))))
+            if self.meet and self.now >= self.meet:
+                self.met.set()
         try:
-            time.sleep(self.delay)
+            if self.meet:
+                self.met.wait(self.patience)
             entry = varied(request)
             return self.inner._reply(request, entry)
         finally:
@@ -83,8 +92,8 @@ class SlowJudge:
                 self.now -= 1
 
 
-def run(fanout: int):
-    judge = SlowJudge()
+def run(fanout: int, meet: int = 0):
+    judge = SlowJudge(meet)
     ctx = Judging(judge=judge, embedder=HashEmbedder(), fanout=fanout)
     scores = score_sample(SAMPLE, parse_metrics(METRICS), ctx, repeats=1)
     return scores, judge, ctx
@@ -92,9 +101,9 @@ def run(fanout: int):
 
 def test_fanned_out_scores_equal_one_at_a_time_and_calls_overlap():
     seq_scores, seq_judge, seq_ctx = run(1)
-    par_scores, par_judge, par_ctx = run(8)
+    par_scores, par_judge, par_ctx = run(8, meet=4)
     assert seq_judge.peak == 1
-    assert par_judge.peak >= 4, "independent calls of one sample did not overlap"
+    assert par_judge.met.is_set(), "independent calls of one sample did not overlap"
     assert list(par_scores) == list(seq_scores)  # same keys, same order
     for key, s in seq_scores.items():
         p = par_scores[key]

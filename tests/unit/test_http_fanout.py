@@ -1,8 +1,9 @@
 """An HTTP judge with parallel slots gets one sample's independent calls at once.
 
 A scripted OpenAI-compatible server on 127.0.0.1 answers every request with
-the smallest output its JSON schema allows, after a short delay, and counts
-how many requests are open at the same moment. With ``--judge-concurrency``
+the smallest output its JSON schema allows and counts how many requests are
+open at the same moment; asked to, it holds each request until that many are
+open together (an event, not a sleep, so a slow machine cannot fake the overlap). With ``--judge-concurrency``
 (here ``per_endpoint_concurrency``) a single sample's metrics, per-context
 verdicts and dual ratings overlap; without it they go one by one. Scores are
 the same either way.
@@ -12,7 +13,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -51,9 +51,11 @@ def minimal(schema: dict[str, Any], defs: dict[str, Any]) -> Any:
 class SlotServer:
     """A server that takes several requests at once, like llama-server with parallel slots."""
 
-    def __init__(self, delay: float = 0.05) -> None:
+    def __init__(self, patience: float = 10.0) -> None:
         self.lock = threading.Lock()
         self.open = self.peak = self.requests = 0
+        #: Hold requests until this many are open at once (0: answer at once).
+        self.meet, self.met = 0, threading.Event()
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -77,8 +79,11 @@ class SlotServer:
                     outer.open += 1
                     outer.requests += 1
                     outer.peak = max(outer.peak, outer.open)
+                    if outer.meet and outer.open >= outer.meet:
+                        outer.met.set()
                 try:
-                    time.sleep(delay)
+                    if outer.meet:
+                        outer.met.wait(patience)
                     schema = body["response_format"]["json_schema"]["schema"]
                     out = minimal(schema, schema.get("$defs", {}))
                     self._send({"choices": [{"index": 0, "finish_reason": "stop", "message": {
@@ -125,8 +130,9 @@ def test_one_samples_calls_reach_a_server_with_slots_together(server):
     assert server.peak == 1, "without --judge-concurrency calls go one at a time"
     asked = server.requests
     server.peak = server.requests = 0
+    server.meet = 4
     together = scores(server, per_endpoint_concurrency=8)
     assert together == alone and all(v is not None for v, _ in together.values()), together
     assert server.requests == asked
     # One sample only: the overlap is that sample's own independent calls.
-    assert server.peak >= 4, server.peak
+    assert server.met.is_set(), server.peak

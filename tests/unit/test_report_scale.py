@@ -1,7 +1,7 @@
 """Reports that are correct and scale: clamped cosines, robust histograms, the vectorised
 bootstrap, Markdown that data cannot break, and a bounded report.html for large runs.
 
-Issue 17 items 1 and 16; issue 20's report part.
+Report size and scale limits.
 """
 
 from __future__ import annotations

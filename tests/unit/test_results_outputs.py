@@ -42,7 +42,7 @@ def test_run_writes_results_csv_with_scores_and_unscored_reasons(tmp_path):
     assert float(rows[0]["rougeL"]) == pytest.approx(1.0)
     assert float(rows[2]["rougeL"]) == 0.0 and rows[0]["rougeL_reason"] == ""
     assert rows[2]["faithfulness"] == "" and "judge" in rows[2]["faithfulness_reason"]
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
     df = pd.read_csv(tmp_path / "out" / "results.csv")
     assert list(df.columns) == ["id", "question", "rougeL", "faithfulness", "rougeL_reason",
                                 "faithfulness_reason"]

@@ -48,6 +48,7 @@ def _sets(rng, n: int, true_diff: float) -> tuple[ResultSet, ResultSet]:
             ResultSet.from_scores({i: {"m": float(v)} for i, v in zip(ids, new)}))
 
 
+@pytest.mark.slow
 def test_simulated_coverage_and_gate_false_alarms():
     """500 synthetic pairs of runs through diff_runs (the command's path), 1000 percentile
     resamples each for speed (the interval's method is the same at any count)."""

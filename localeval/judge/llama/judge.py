@@ -23,9 +23,9 @@ from localeval.catalog import file_sha256, hash_memo_path, read_gguf_metadata
 from localeval.errors import JudgeCallError, ModelError, UsageError
 from localeval.judge.base import JudgeReply, JudgeRequest, Usage
 from localeval.judge.grammar import TOKENS_PER_CHAR, allowed_values, max_tokens_for, schema_to_gbnf
+from localeval.judge.llama.batch import BatchEngine
 from localeval.judge.llama.chat import ChatTemplate
 from localeval.judge.llama.cpu import available_cores, has_amx, new_llama
-from localeval.judge.llama.batch import BatchEngine
 from localeval.judge.llama.sampler import Generation, TokenSampler
 from localeval.judge.llama.verdict import VerdictProbabilities
 from localeval.judge.parse import is_json, parse_reply, truncation_error
