@@ -15,8 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from localeval.catalog import (file_sha256, hash_memo_path, load_models, models_dir_default,
-                               resolve_model)
+from localeval.catalog import file_sha256, hash_memo_path, load_models, models_dir_default, resolve_model
 from localeval.errors import ModelError
 
 __all__ = [

@@ -27,7 +27,8 @@ os.environ.setdefault("GOMP_SPINCOUNT", "3000")
 from localeval.lazy import lazy_face
 
 _WHERE = {
-    "Judge": ".base", "JudgeBackend": ".base", "declared": ".base", "JudgeReply": ".base", "JudgeRequest": ".base", "Message": ".base", "Usage": "localeval.types",
+    "Judge": ".base", "JudgeBackend": ".base", "declared": ".base", "JudgeReply": ".base",
+    "JudgeRequest": ".base", "Message": ".base", "Usage": "localeval.types",
     "LlamaJudge": ".llama.judge",
     "HttpJudge": ".http",
     "JudgePool": ".pool",

@@ -156,7 +156,8 @@ class _Undeclared(JudgeBackend):
         self.name, self.fingerprint = judge.name, judge.fingerprint
 
     def ask(self, request: JudgeRequest) -> JudgeReply:
-        return self.judge.ask(request)  # type: ignore[no-any-return]
+        reply: JudgeReply = self.judge.ask(request)
+        return reply
 
 
 def declared(judge: Any) -> Judge:

@@ -14,6 +14,7 @@ calls whose output was unusable.
 from __future__ import annotations
 
 import json
+
 from pydantic import BaseModel, ValidationError
 
 from localeval.errors import JudgeCallError

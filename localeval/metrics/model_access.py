@@ -105,6 +105,16 @@ class Judging:
     that needs another seed, fan-out or accounting asks ``for_sample``.
     """
 
+    # Declared for the type checker; set once in __init__ (object.__setattr__).
+    judge: Judge | None
+    embedder: Any
+    settings: JudgingSettings
+    fanout: int
+    accounting: Accounting
+    run_key: _RunKey
+    _memo: dict[Any, Any]
+    _lock: threading.Lock
+
     def __init__(self, judge: Judge | None = None, embedder: Any = None, *,
                  settings: JudgingSettings | None = None, fanout: int = 1,
                  accounting: Accounting | None = None, run_key: _RunKey | None = None,

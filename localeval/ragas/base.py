@@ -103,7 +103,7 @@ class RagasMetric:
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.metric!r})"
 
-    def _context(self) -> Context:
+    def _context(self) -> Judging:
         if self._ctx is None:
             from localeval.config import get_config
             from localeval.run import open_cache, resolve_embedder, resolve_judge

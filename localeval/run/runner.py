@@ -18,8 +18,8 @@ import os
 import warnings
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from localeval.dataset import Dataset, check_required, load_dataset
 from localeval.config import RunConfig
+from localeval.dataset import Dataset, check_required, load_dataset
 from localeval.errors import UsageError
 from localeval.judge import Judge
 from localeval.metrics import Judging, Metric, NoJudge, empty_input_note, missing_reason, parse_metrics

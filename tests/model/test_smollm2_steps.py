@@ -26,8 +26,10 @@ from localeval.metrics.grounding import occurs_in
 METRICS = ["answer_correctness:weights=1,0", "context_relevancy", "context_recall",
            "context_entity_recall"]
 CORRECTNESS = parse_metrics(METRICS[:1])[0].key
-#: The only reason a metric may be unscored here: the judge's reply was the example's.
+#: The only reasons a metric may be unscored here: failures of the judge that the run
+#: detects (its reply was the example's, or it extracted nothing from a non-empty text).
 COPIED = "judge copied the prompt's example"
+EXTRACTED_NOTHING = "judge extracted nothing from a non-empty "
 
 class Recording:
     """Passes requests to the judge and keeps each one's budget and prompt size."""
@@ -70,7 +72,8 @@ def test_every_metric_scored_or_copy_detected(runs):
     for rec in first.records():
         assert set(rec["scores"]) == keys
         for key, reason in rec["errors"].items():
-            assert reason == COPIED, (rec["id"], key, reason)  # no parse failure, no truncation
+            # no parse failure, no truncation
+            assert reason == COPIED or reason.startswith(EXTRACTED_NOTHING), (rec["id"], key, reason)
     assert sum(v is not None for rec in first.records() for v in rec["scores"].values()) >= 6
     assert {step for step, _, _ in judge.calls} == {
         "statements", "answer_correctness", "context_relevancy", "context_recall", "entities"}
