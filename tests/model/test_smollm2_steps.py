@@ -74,7 +74,9 @@ def test_every_metric_scored_or_copy_detected(runs):
         for key, reason in rec["errors"].items():
             # no parse failure, no truncation
             assert reason == COPIED or reason.startswith(EXTRACTED_NOTHING), (rec["id"], key, reason)
-    assert sum(v is not None for rec in first.records() for v in rec["scores"].values()) >= 6
+    # 8 scores: most are scored (the demo judge extracts no entities from en-11's reference,
+    # which is now unscored as a detected judge failure instead of a score)
+    assert sum(v is not None for rec in first.records() for v in rec["scores"].values()) >= 5
     assert {step for step, _, _ in judge.calls} == {
         "statements", "answer_correctness", "context_relevancy", "context_recall", "entities"}
 
