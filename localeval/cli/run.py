@@ -74,7 +74,15 @@ def _add_run_options(r: argparse.ArgumentParser) -> None:
                    help="map your column names, e.g. --columns answer=my_col (repeatable)")
     d.add_argument("--lang", choices=["auto", "en", "ja", "zh"], default="auto",
                    help="language for prompts, sentence splitting and tokenising")
-    d.add_argument("--seed", type=int, default=0)
+    d.add_argument("--seed", type=int, default=0, help="seed of the judge's sampling and "
+                   "of --sample's draw (default: %(default)s)")
+    few = d.add_mutually_exclusive_group()
+    few.add_argument("--limit", type=positive_int, metavar="N",
+                     help="score only the first N samples (try a few rows first); recorded "
+                          "in the signature")
+    few.add_argument("--sample", type=positive_int, metavar="N",
+                     help="score N samples drawn at random with --seed, stratified by "
+                          "language; recorded in the signature")
     d.add_argument("--workers", type=positive_int, default=1, help="judge processes, each with its own "
                    "model (for several GPUs or many cores; default: %(default)s)")
     d.add_argument("--ray", nargs="?", const="auto", metavar="ADDRESS",
@@ -200,7 +208,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         lang=args.lang, seed=args.seed, temperature=args.temperature, verdicts=args.verdicts,
         repeats=args.repeats, cache=cache, device=args.device, out_dir=args.out,
         progress=False if (args.quiet or args.json) else None, on_warning=warn,
-        expect_metrics=gates.named,
+        expect_metrics=gates.named, limit=args.limit, sample=args.sample,
     )
     _print_summary(result.summary, args)
     return gates.check(result)

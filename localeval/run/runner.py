@@ -19,7 +19,7 @@ import warnings
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from localeval.dataset import Dataset, check_required, load_dataset
+from localeval.dataset import Dataset, Subset, check_required, load_dataset, select_samples
 from localeval.errors import UsageError
 from localeval.judge import Judge
 from localeval.metrics import Context, Metric, NoJudge, parse_metrics
@@ -68,6 +68,8 @@ def evaluate(
     judge_check: bool | None = None,
     on_info: Callable[[str], None] | None = None,
     expect_metrics: Mapping[str, str] | Iterable[str] = (),
+    limit: int | None = None,
+    sample: int | None = None,
 ) -> EvaluationResult:
     """Evaluate ``data`` with ``metrics`` and return per-sample scores and a summary.
 
@@ -98,6 +100,9 @@ def evaluate(
     ``expect_metrics``: metric keys or names the caller will read from the
     result (gates), or a mapping name -> the option that named it; one the run
     does not compute is a ``UsageError`` before any model loads, not after the judging.
+    ``limit``: score only the first N samples; ``sample``: N samples drawn with
+    ``seed``, stratified by language (``dataset.select_samples``); either is
+    recorded in the signature.
     """
     from localeval.config import get_config
 
@@ -115,7 +120,10 @@ def evaluate(
                          "it cannot be combined with workers or ray")
     from localeval.version import __version__
 
+    subset = Subset(limit, sample, seed)
     ds = load_dataset(data, columns=columns)
+    total = len(ds)
+    ds = select_samples(ds, subset)
     chosen = _choose_metrics(metrics, ds)
     check_required(ds, {m.key: m.requires for m in chosen})
     _check_expected(expect_metrics, chosen)
@@ -133,7 +141,8 @@ def evaluate(
                          verdicts=verdicts, repeats=repeats, cache=cache, device=device,
                          judge_options=judge_options, workers=workers, ray=ray,
                          ray_actors=ray_actors, progress=progress, observer=observer,
-                         on_info=on_info, version=__version__)
+                         on_info=on_info, version=__version__,
+                         subset=subset.record(total, len(ds)))
     finally:
         if writer is not None:
             writer.release()
@@ -144,7 +153,8 @@ def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes
               lang: str, seed: int, temperature: float | None, verdicts: str, repeats: int,
               cache: Any, device: str, judge_options: dict[str, Any], workers: int, ray: Any,
               ray_actors: int | None, progress: bool | None, observer: MetricObserver | None,
-              on_info: Callable[[str], None] | None, version: str) -> EvaluationResult:
+              on_info: Callable[[str], None] | None, version: str,
+              subset: dict[str, Any] | None = None) -> EvaluationResult:
     """``evaluate`` after the data, metrics and output folder are checked."""
 
     store = open_cache(cache)
@@ -236,7 +246,8 @@ def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes
         interrupted = finished < len(samples)
         done = samples[:finished] if interrupted else samples
         summary = build_summary(chosen, scores[: len(done)], ctx, seed, verdicts, lang,
-                                repeats, version, notes, samples=done, self_test=self_test)
+                                repeats, version, notes, samples=done, self_test=self_test,
+                                subset=subset)
         if interrupted:
             summary["interrupted"] = {"finished": finished, "total": len(samples)}
         if self_test is not None and "judge_health" not in summary:
