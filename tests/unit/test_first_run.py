@@ -63,3 +63,69 @@ def test_limit_and_sample_are_checked():
         Subset(sample=0)
     with pytest.raises(SystemExit):
         main(["run", "example", "--limit", "2", "--sample", "2"])
+
+
+# -- list cells as pandas writes them, NaN, the user's column names ------------------
+pd = pytest.importorskip("pandas")
+
+
+def _ragas_frame():
+    return pd.DataFrame({"user_input": ["q1?", "q2?", "q3?"],
+                         "retrieved_contexts": [["a b", "c's"], ["c"], ["d"]],
+                         "response": ["r1", "", "r3"], "reference": ["r1", "y", "z"]})
+
+
+def test_pandas_written_csv_is_read_by_run_as_compare_reads_it(tmp_path):
+    from localeval.dataset import text_list
+
+    path = tmp_path / "ragas.csv"
+    _ragas_frame().to_csv(path, index=False)
+    assert "['c']" in path.read_text()
+    out = tmp_path / "o"
+    assert main(["run", str(path), "-m", "rougeL", "-o", str(out), "--quiet"]) == 0
+    ds = load_dataset(path)
+    cells = pd.read_csv(path)["retrieved_contexts"]
+    assert [s.contexts for s in ds] == [text_list(c) for c in cells] == \
+        [["a b", "c's"], ["c"], ["d"]]
+    frame = load_dataset(pd.read_csv(path))  # NaN response: the file's empty cell
+    assert [(s.answer, s.contexts) for s in frame] == [(s.answer, s.contexts) for s in ds]
+    res = localeval.evaluate(pd.read_csv(path), "rougeL", judge=False, embedder=False,
+                             cache=False, progress=False)
+    assert res.summary["metrics"]["rougeL"]["n"] == 3
+
+
+def test_python_cells_are_literals_only(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_text("question,contexts\nq,\"[__import__('os').getcwd()]\"\n")
+    with pytest.raises(localeval.DataError, match="line 2, column 'contexts'"):
+        load_dataset(path)
+    path.write_text("question,contexts\nq,\"[1, 2]\"\n")
+    with pytest.raises(localeval.DataError, match="column 'contexts'"):
+        load_dataset(path)
+
+
+def test_messages_name_the_users_column_and_row(tmp_path, capsys):
+    rows = [{"user_input": "q", "response": "a", "reference": "r"},
+            {"user_input": "q2", "reference": "r"}]
+    with pytest.raises(localeval.DataError) as e:
+        localeval.evaluate(rows, "rougeL", judge=False, embedder=False, cache=False,
+                           progress=False)
+    assert "row 2, column 'response'" in str(e.value)
+    assert "answer" not in str(e.value)
+
+
+# -- one id rule ----------------------------------------------------------------------
+def test_the_same_ids_from_csv_jsonl_dataframe_and_ragas_export(tmp_path):
+    from localeval.agreement import load_result_set
+
+    frame = _ragas_frame()
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    frame.to_json(tmp_path / "d.jsonl", orient="records", lines=True)
+    ids = {name: [s.id for s in load_dataset(src)] for name, src in [
+        ("csv", tmp_path / "d.csv"), ("jsonl", tmp_path / "d.jsonl"), ("frame", frame)]}
+    assert ids == {k: ["1", "2", "3"] for k in ids}
+    frame.assign(faithfulness=[1.0, 0.5, 0.0]).to_csv(tmp_path / "export.csv", index=False)
+    assert list(load_result_set(tmp_path / "export.csv").scores) == ["1", "2", "3"]
+    # a blank line in the file does not shift the numbers
+    (tmp_path / "gap.jsonl").write_text((tmp_path / "d.jsonl").read_text().replace("\n", "\n\n"))
+    assert [s.id for s in load_dataset(tmp_path / "gap.jsonl")] == ["1", "2", "3"]
