@@ -226,7 +226,9 @@ def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes
     try:
         from localeval.run.progress import RunProgress
 
-        bar = RunProgress(len(samples), enabled=progress, usage=ctx.usage)
+        bar = RunProgress(len(samples), enabled=progress, usage=ctx.usage,
+                          work=[sum(not m.missing_fields(s) for m in model_metrics)
+                                for s in samples])
         stream = score_stream(samples, model_metrics, ctx, repeats, judge=judge,
                               judge_options=judge_options, embedder=embedder, store=store,
                               device=device, workers=workers, ray=ray, ray_actors=ray_actors,
