@@ -144,9 +144,12 @@ def non_negative_float(text: str) -> float:
 def add_judge_options(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
     """The options that name and load a judge, shared by ``run`` and ``judge check``."""
     g = p.add_argument_group("judge")
-    g.add_argument("--judge", help="GGUF file, model name in models/, or http(s)://host:port/v1 "
-                   "(several comma-separated URLs: a pool of server replicas) "
-                   "(default: the single GGUF in models/, else judge metrics are unscored)")
+    g.add_argument("--judge", help="'demo' (the small bundled demo judge: shows the pipeline, "
+                   "its scores are not evidence), a name from 'localeval models list' (e.g. "
+                   "qwen2.5-7b-instruct-q4_k_m, once fetched into models/), a GGUF file, or "
+                   "http(s)://host:port/v1 (several comma-separated URLs: a pool of server "
+                   "replicas) (default: the single GGUF in models/, else judge metrics are "
+                   "unscored)")
     g.add_argument("--judge-concurrency", type=positive_int, metavar="N",
                    help="calls in flight per judge server of a URL pool (default: 4)")
     g.add_argument("--judge-model", help="model name sent to an HTTP judge")
@@ -208,7 +211,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         lang=args.lang, seed=args.seed, temperature=args.temperature, verdicts=args.verdicts,
         repeats=args.repeats, cache=cache, device=args.device, out_dir=args.out,
         progress=False if (args.quiet or args.json) else None, on_warning=warn,
-        expect_metrics=gates.named, limit=args.limit, sample=args.sample,
+        expect_metrics=gates.named, limit=args.limit, sample=args.sample, options_as="cli",
     )
     _print_summary(result.summary, args)
     return gates.check(result)

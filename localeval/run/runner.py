@@ -70,6 +70,7 @@ def evaluate(
     expect_metrics: Mapping[str, str] | Iterable[str] = (),
     limit: int | None = None,
     sample: int | None = None,
+    options_as: str = "python",
 ) -> EvaluationResult:
     """Evaluate ``data`` with ``metrics`` and return per-sample scores and a summary.
 
@@ -102,7 +103,8 @@ def evaluate(
     does not compute is a ``UsageError`` before any model loads, not after the judging.
     ``limit``: score only the first N samples; ``sample``: N samples drawn with
     ``seed``, stratified by language (``dataset.select_samples``); either is
-    recorded in the signature.
+    recorded in the signature. ``options_as``: how warnings name options,
+    "python" (``judge=``) or "cli" (``--judge``; what ``localeval run`` passes).
     """
     from localeval.config import get_config
 
@@ -142,7 +144,7 @@ def evaluate(
                          judge_options=judge_options, workers=workers, ray=ray,
                          ray_actors=ray_actors, progress=progress, observer=observer,
                          on_info=on_info, version=__version__,
-                         subset=subset.record(total, len(ds)))
+                         subset=subset.record(total, len(ds)), options_as=options_as)
     finally:
         if writer is not None:
             writer.release()
@@ -154,7 +156,8 @@ def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes
               cache: Any, device: str, judge_options: dict[str, Any], workers: int, ray: Any,
               ray_actors: int | None, progress: bool | None, observer: MetricObserver | None,
               on_info: Callable[[str], None] | None, version: str,
-              subset: dict[str, Any] | None = None) -> EvaluationResult:
+              subset: dict[str, Any] | None = None,
+              options_as: str = "python") -> EvaluationResult:
     """``evaluate`` after the data, metrics and output folder are checked."""
 
     store = open_cache(cache)
@@ -170,7 +173,7 @@ def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes
                            progress if judge is not False else False):
             the_judge = resolve_judge(judge, store, judge_options)
     if need_judge and the_judge is None and not pooled:
-        notes.append(str(NoJudge()))
+        notes.append(str(NoJudge(options_as)))
     the_embedder = None
     if need_embed:
         with loading_stage(f"loading embedder {model_label(embedder, 'all-MiniLM-L6-v2')}",

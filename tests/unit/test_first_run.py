@@ -129,3 +129,46 @@ def test_the_same_ids_from_csv_jsonl_dataframe_and_ragas_export(tmp_path):
     # a blank line in the file does not shift the numbers
     (tmp_path / "gap.jsonl").write_text((tmp_path / "d.jsonl").read_text().replace("\n", "\n\n"))
     assert [s.id for s in load_dataset(tmp_path / "gap.jsonl")] == ["1", "2", "3"]
+
+
+# -- help and messages ----------------------------------------------------------------
+def test_judge_help_names_demo_and_manifest_names(capsys):
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "'demo'" in help_text and "qwen2.5-7b-instruct-q4_k_m" in help_text
+
+
+def test_python_callers_are_told_python_and_the_cli_the_command_line(tmp_path, capsys,
+                                                                    monkeypatch):
+    rows = [{"question": "q", "answer": "a", "contexts": ["c"]}]
+    with pytest.warns(UserWarning) as seen:
+        localeval.evaluate(rows, "faithfulness", judge=False, embedder=False, cache=False,
+                           progress=False)
+    text = " ".join(str(w.message) for w in seen)
+    assert "judge=" in text and "configure(judge=...)" in text and "LOCALEVAL_JUDGE" in text
+    assert "--judge" not in text
+    monkeypatch.chdir(tmp_path)  # no models/ here: no judge
+    monkeypatch.delenv("LOCALEVAL_JUDGE", raising=False)
+    (tmp_path / "d.jsonl").write_text(json.dumps(rows[0]) + "\n")
+    main(["run", "d.jsonl", "-m", "faithfulness", "-o", "o", "--no-cache"])
+    err = capsys.readouterr().err
+    assert "--judge demo" in err and "configure(" not in err
+    assert "\\`" not in (tmp_path / "o" / "summary.md").read_text()
+
+
+def test_summary_md_keeps_code_spans_in_notes(tmp_path):
+    from localeval.report import write_markdown_report
+
+    summary = {"n_samples": 1, "metrics": {}, "signature_line": "x",
+               "notes": ["run `localeval models fetch demo` on a connected machine *now*"]}
+    md = write_markdown_report(tmp_path, summary).read_text()
+    assert "> run `localeval models fetch demo` on a connected machine \\*now\\*" in md
+
+
+def test_unknown_metric_defined_in_a_metrics_file_hints_at_it(tmp_path, monkeypatch, capsys):
+    (tmp_path / "polite.toml").write_text('[polite]\nkind = "aspect_critic"\n'
+                                          'definition = "Is the answer polite?"\n')
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "example", "-m", "polite", "-o", str(tmp_path / "o")]) == 2
+    assert "pass --metrics-file polite.toml" in capsys.readouterr().err
