@@ -1,9 +1,15 @@
 # The two commands a fresh machine needs (see README.md):
-#   make example   set up .venv and evaluate the bundled example dataset with the demo judge
+#   make example   set up .venv and evaluate the bundled example dataset with the demo judge:
+#                  every metric family on a sample of the example (a few minutes);
+#                  make example FULL=1 for all 30 samples
 #   make test      set up .venv with test dependencies and run the test suite
 .PHONY: example test setup setup-test clean
 
 OUT ?= localeval-out/example
+# The first run shows the pipeline in minutes: EXAMPLE_SAMPLE samples drawn per language
+# (--sample, recorded in the signature). FULL=1 scores the whole example.
+EXAMPLE_SAMPLE ?= 6
+EXAMPLE_ARGS = $(if $(FULL),,--sample $(EXAMPLE_SAMPLE))
 PYTEST_ARGS ?=
 
 setup:
@@ -13,7 +19,7 @@ setup-test:
 	bash scripts/setup.sh test
 
 example: setup
-	.venv/bin/localeval run example --judge demo -o $(OUT)
+	.venv/bin/localeval run example --judge demo $(EXAMPLE_ARGS) -o $(OUT)
 
 test: setup-test
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 .venv/bin/python -m pytest $(PYTEST_ARGS)

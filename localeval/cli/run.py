@@ -214,7 +214,19 @@ def cmd_run(args: argparse.Namespace) -> int:
         expect_metrics=gates.named, limit=args.limit, sample=args.sample, options_as="cli",
     )
     _print_summary(result.summary, args)
+    if args.dataset == EXAMPLE:
+        info(_example_next_steps(result.summary, args))
     return gates.check(result)
+
+
+def _example_next_steps(summary: dict[str, Any], args: argparse.Namespace) -> str:
+    """After the bundled example: how to run all of it, and how to use a real judge."""
+    sub = (summary.get("signature") or {}).get("subset")
+    full = (f"this was {sub['kept']} of the example's {sub['of']} samples; all of them: "
+            "`make example FULL=1` or `localeval run example --judge demo`. "
+            if sub and sub["kept"] < sub["of"] else "")
+    return (f"{full}Real scores need a real judge: `localeval run example --judge "
+            "qwen2.5-7b-instruct-q4_k_m` once it is in models/ (docs/air-gap.md).")
 
 
 def cmd_retrieval(args: argparse.Namespace) -> int:
