@@ -172,3 +172,17 @@ def test_unknown_metric_defined_in_a_metrics_file_hints_at_it(tmp_path, monkeypa
     monkeypatch.chdir(tmp_path)
     assert main(["run", "example", "-m", "polite", "-o", str(tmp_path / "o")]) == 2
     assert "pass --metrics-file polite.toml" in capsys.readouterr().err
+
+
+def test_docs_say_where_pytest_comes_from():
+    from pathlib import Path
+
+    import tomllib
+
+    root = Path(__file__).resolve().parents[2]
+    extras = tomllib.loads((root / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"]
+    assert any(d.startswith("pytest") for d in extras["test"])
+    for doc in ("README.md", "docs/ci-gates.md"):
+        text = (root / doc).read_text()
+        assert ".[test]" in text and "make example" in text, doc
