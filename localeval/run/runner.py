@@ -65,7 +65,7 @@ def evaluate(
     progress: bool | None = None,
     on_warning: Callable[[str], None] | None = None,
     observer: MetricObserver | None = None,
-    judge_check: bool | None = None,
+    judge_check: bool | int | None = None,
     on_info: Callable[[str], None] | None = None,
     expect_metrics: Mapping[str, str] | Iterable[str] = (),
     limit: int | None = None,
@@ -96,7 +96,8 @@ def evaluate(
     known-answer probes before the first judge call (default: on, unless
     ``configure(judge_check=False)`` or ``LOCALEVAL_JUDGE_CHECK=0``); its result
     is ``summary["judge_health"]["self_test"]`` (``summary["judge_self_test"]``
-    when this process loaded no judge) and its one-line verdict goes to
+    when this process loaded no judge; a number N: N pairs per metric instead of
+    ``selfcheck.QUICK_PAIRS``) and its one-line verdict goes to
     ``on_warning`` when the judge is not fit, else to ``on_info``.
     ``expect_metrics``: metric keys or names the caller will read from the
     result (gates), or a mapping name -> the option that named it; one the run
@@ -198,6 +199,7 @@ def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes
                   temperature=temperature, verdicts=verdicts)
     self_test = _judge_self_test(chosen, the_judge, the_embedder, verdicts, store,
                                  enabled=judge_check is not False, pooled=pooled,
+                                 pairs=_check_pairs(judge_check),
                                  progress=progress)
     if self_test is not None:
         tell = warn if self_test["verdict"] not in ("fit", "skipped") else (on_info or _quiet)
@@ -314,9 +316,19 @@ def _quiet(msg: str) -> None:
     """Where news goes when the caller did not ask for it."""
 
 
+def _check_pairs(judge_check: Any) -> int | None:
+    """Pairs per metric for the run's self-test: a number given, else None (the quick check)."""
+    if isinstance(judge_check, int) and not isinstance(judge_check, bool):
+        if judge_check < 1:
+            raise UsageError(f"judge_check must be True, False or a number of pairs >= 1, "
+                             f"not {judge_check}")
+        return judge_check
+    return None
+
+
 def _judge_self_test(chosen: Sequence[Metric], judge: Judge | None, embedder: Any, verdicts: str,
                      store: Any, *, enabled: bool, pooled: bool,
-                     progress: bool | None) -> dict[str, Any] | None:
+                     progress: bool | None, pairs: int | None = None) -> dict[str, Any] | None:
     """The self-test of the run's judge on its judge metrics (``CheckResult.to_dict()``).
 
     None when the run has no judge metric; ``{"verdict": "skipped", ...}`` when
@@ -349,7 +361,7 @@ def _judge_self_test(chosen: Sequence[Metric], judge: Judge | None, embedder: An
         # judge that copies, guesses or gives one score; `localeval judge check`
         # runs all ten pairs.
         result = check_judge(judge, chosen, embedder=embedder, verdicts=verdicts, cache=store,
-                             on_progress=step, pairs=QUICK_PAIRS)
+                             on_progress=step, pairs=pairs or QUICK_PAIRS)
     except Exception as e:  # the self-test advises; a crash of it must not end the run
         reason = f"the self-test failed: {type(e).__name__}: {e}"
         return {"verdict": "error", "reason": reason, "metrics": {},

@@ -53,7 +53,9 @@ def test_make_example_run_step_on_a_fresh_clone_takes_minutes(tmp_path):
     full = [c for c in _full_step(clone)]
     assert "--sample" not in full, "make example FULL=1 runs the whole example"
     env = {**os.environ, "PYTHONPATH": str(clone), "HF_HUB_OFFLINE": "1",
-           "TRANSFORMERS_OFFLINE": "1", "LOCALEVAL_CACHE": str(tmp_path / "cache.sqlite")}
+           "TRANSFORMERS_OFFLINE": "1", "LOCALEVAL_CACHE": str(tmp_path / "cache.sqlite"),
+           # a first run pays the judge self-test (the test session switches it off)
+           "LOCALEVAL_JUDGE_CHECK": "1"}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, cwd=clone, env=env, capture_output=True, text=True,
@@ -69,7 +71,12 @@ def test_make_example_run_step_on_a_fresh_clone_takes_minutes(tmp_path):
     for family in ("faithfulness", "answer_relevancy", "context_precision", "answer_similarity",
                    "hit_rate@5", "ndcg@10", "rougeL"):
         assert family in out, f"{family} missing from the example's summary"
-    assert "judge self-test" in out or "judge health" in out.lower()
+    import json
+
+    summary = json.loads((clone / "localeval-out" / "example" / "summary.json").read_text())
+    self_test = summary["judge_health"]["self_test"]
+    assert self_test["verdict"] != "skipped", "a first run pays the judge self-test"
+    assert summary["signature"]["subset"]["of"] == 30
     assert "make example FULL=1" in out and "--judge" in out
     # On 2 idle cores the run step must take at most BUDGET_S of wall time; on a shared
     # machine the wall time measures the neighbours, so the CPU time is held to it:
