@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import random
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from localeval.dataset.samples import Dataset, present_fields
 from localeval.errors import UsageError
+from localeval.types import Sample
 
 __all__ = ["Subset", "select_samples"]
 
@@ -62,10 +63,10 @@ def select_samples(ds: Dataset, subset: Subset) -> Dataset:
         kept = ds.samples[:n]
     else:
         kept = _stratified(ds, n, subset.seed)
-    return Dataset(kept, ds.source, present_fields(kept))
+    return replace(ds, samples=kept, columns=present_fields(kept))
 
 
-def _stratified(ds: Dataset, n: int, seed: int) -> list:
+def _stratified(ds: Dataset, n: int, seed: int) -> list[Sample]:
     """``n`` samples drawn per language in proportion (largest remainder), file order kept."""
     from localeval.lang import detect_lang
 
