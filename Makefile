@@ -11,7 +11,7 @@ OUT ?= localeval-out/example
 # the judge self-test (a fresh cache pays it before the first judge call; four pairs
 # per metric would cost the demo judge more than the samples). FULL=1 scores the
 # whole example with the usual self-test.
-EXAMPLE_SAMPLE ?= 2
+EXAMPLE_SAMPLE ?= 3
 EXAMPLE_ARGS = $(if $(FULL),,--sample $(EXAMPLE_SAMPLE) --judge-check-pairs 1)
 PYTEST_ARGS ?=
 
