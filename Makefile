@@ -1,11 +1,20 @@
 # The two commands a fresh machine needs (see README.md):
-#   make example   set up .venv and evaluate the bundled example dataset with the demo judge
+#   make example   set up .venv and evaluate the bundled example dataset with the demo judge:
+#                  every metric family on a sample of the example (a few minutes);
+#                  make example FULL=1 for all 30 samples
 #   make test      set up .venv with test dependencies and run the test suite
 #   make test-fast the suite without model-loading and slow tests (under 2 minutes)
 #   make lint      ruff and mypy over localeval/
 .PHONY: example test test-fast lint setup setup-test clean
 
 OUT ?= localeval-out/example
+# The first run shows the pipeline in minutes: EXAMPLE_SAMPLE samples drawn per language
+# (--sample, recorded in the signature) and one known-answer pair per judge metric in
+# the judge self-test (a fresh cache pays it before the first judge call; four pairs
+# per metric would cost the demo judge more than the samples). FULL=1 scores the
+# whole example with the usual self-test.
+EXAMPLE_SAMPLE ?= 3
+EXAMPLE_ARGS = $(if $(FULL),,--sample $(EXAMPLE_SAMPLE) --judge-check-pairs 1)
 PYTEST_ARGS ?=
 
 setup:
@@ -15,7 +24,7 @@ setup-test:
 	bash scripts/setup.sh test
 
 example: setup
-	.venv/bin/localeval run example --judge demo -o $(OUT)
+	.venv/bin/localeval run example --judge demo $(EXAMPLE_ARGS) -o $(OUT)
 
 test: setup-test
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 .venv/bin/python -m pytest $(PYTEST_ARGS)

@@ -60,8 +60,8 @@ class RunConfig:
     workers: int = 1
     ray: Any = None
     ray_actors: int | None = None
-    #: Run the judge self-test before a run's first judge call.
-    judge_check: bool = True
+    #: Run the judge self-test before a run's first judge call (a number: pairs per metric).
+    judge_check: bool | int = True
 
     def __post_init__(self) -> None:
         # The one place the run's settings are checked, whoever filled them.

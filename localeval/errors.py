@@ -187,8 +187,19 @@ class BadReply(JudgeCallError):
 class NoJudge(Exception):
     """Raised by the judge door when no judge is configured; the sample is unscored."""
 
+    def __init__(self, style: str = "python") -> None:
+        super().__init__(style)
+        self.style = style
+
     def __str__(self) -> str:
-        return "no judge model: pass --judge or put a GGUF file in models/"
+        """How to give a judge, in the caller's terms: ``style`` "cli" (the command
+        line) or "python" (``evaluate``'s argument, ``configure``, the environment)."""
+        how = ("pass --judge demo (the small demo judge), a GGUF file, a name in models/ "
+               "or a server URL" if self.style == "cli" else
+               "pass judge= to evaluate() (\"demo\", a GGUF path, a name in models/ or a "
+               "server URL), or set it once with localeval.configure(judge=...) or "
+               "LOCALEVAL_JUDGE")
+        return f"no judge model: {how}, or put a GGUF file in models/"
 
 
 class NoEmbedder(Exception):

@@ -8,13 +8,12 @@ same way.
 
 from __future__ import annotations
 
-import ast
-import json
 import math
 from typing import Any, Iterable, Sequence
 
 from localeval.agreement.resultset import KNOWN_METRICS, ResultSet, canonical_metric_name
 from localeval.agreement.tables import ID_COLUMNS, row_id
+from localeval.dataset import text_list
 from localeval.errors import DataError
 from localeval.results import content_fields
 
@@ -108,29 +107,11 @@ def from_table(rows: Sequence[tuple[int, dict[str, Any]]], src: str, unit: str) 
             rs.errors[sid] = errs
         if q_col and isinstance(r.get(q_col), str):
             rs.questions[sid] = r[q_col]
-        h = content_fields(None, _text_list(r.get(ctx_col)) if ctx_col else None,
+        h = content_fields(None, text_list(r.get(ctx_col)) if ctx_col else None,
                            r.get(ans_col) if ans_col else None)
         if h:
             rs.hashes[sid] = h
     return rs
-
-
-def _text_list(v: Any) -> list[str] | None:
-    """A contexts cell as a list of texts: a JSON list, or the Python repr pandas'
-    ``to_csv`` writes for a list (``['a', 'b']``, read with ``ast.literal_eval``,
-    which evaluates literals only); None when it is neither."""
-    if isinstance(v, list):
-        return v if all(isinstance(x, str) for x in v) else None
-    if not isinstance(v, str) or not v.strip().startswith("["):
-        return None
-    for parse in (json.loads, ast.literal_eval):
-        try:
-            out = parse(v)
-        except (ValueError, SyntaxError, MemoryError, RecursionError):
-            continue
-        if isinstance(out, list) and all(isinstance(x, str) for x in out):
-            return out
-    return None
 
 
 def _first_dup(items: Iterable[str]) -> str | None:

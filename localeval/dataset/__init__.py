@@ -10,6 +10,10 @@ _WHERE = {
     "load_dataset": ".loading",
     "loads_strict": ".formats",
     "read_jsonl_rows": ".formats",
+    "read_list_cell": ".cells",
+    "text_list": ".cells",
+    "select_samples": ".subset",
+    "Subset": ".subset",
     "trec_samples": ".trec",
 }
 

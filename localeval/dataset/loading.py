@@ -60,7 +60,7 @@ def load_dataset(source: Any, *, columns: Iterable[str] | Mapping[str, str] | No
                                  text_cells=fmt in CELL_FORMATS)
     if _is_dataframe(source):
         rows = ((i + 1, r) for i, r in enumerate(source.to_dict(orient="records")))
-        return samples_from_rows(rows, "<DataFrame>", cmap, row_word="row")
+        return samples_from_rows(rows, "<DataFrame>", cmap, row_word="row", frame=True)
     if hasattr(source, "to_list") and hasattr(source, "column_names"):  # datasets.Dataset
         rows = ((i + 1, r) for i, r in enumerate(source.to_list()))
         return samples_from_rows(rows, "<Dataset>", cmap, row_word="row")
@@ -98,7 +98,7 @@ def check_required(data: Dataset, needs: Mapping[str, Sequence[str]]) -> None:
                 raise DataError(f"missing column '{f}' required by metric {metric}"
                                 + _alias_hint(f), file=data.source)
             raise DataError(f"missing value required by metric {metric}", file=data.source,
-                            row=missing[0].row, column=f)
+                            row=missing[0].row, column=data.column(f), unit=data.unit)
 
 
 def _alias_hint(f: str) -> str:

@@ -15,6 +15,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
+from localeval.dataset.cells import read_list_cell
 from localeval.dataset.formats import kind_of, loads_strict
 from localeval.errors import DataError
 from localeval.types import SAMPLE_FIELDS, Sample
@@ -52,6 +53,14 @@ class Dataset:
     samples: list[Sample]
     source: str = "<data>"
     columns: set[str] = field(default_factory=set)
+    #: field -> the user's column that gave it (``response`` for ``answer``), for messages
+    names: dict[str, str] = field(default_factory=dict)
+    #: how messages count records: "line" in JSONL/CSV files, "row" in tables and Parquet
+    unit: str = "line"
+
+    def column(self, f: str) -> str:
+        """The user's name for field ``f`` (the field's own name when no column gave it)."""
+        return self.names.get(f, f)
 
     def __len__(self) -> int:
         return len(self.samples)
@@ -66,21 +75,29 @@ class Dataset:
 # -- row validation -----------------------------------------------------------------
 def samples_from_rows(rows: Iterable[tuple[int, Mapping[str, Any]]], source: str,
                       cmap: dict[str, str], row_word: str = "line",
-                      text_cells: bool = False) -> Dataset:
+                      text_cells: bool = False, frame: bool = False) -> Dataset:
     """Validate numbered records into a ``Dataset``: one ``DataError`` names the first problem.
 
     ``cmap`` maps the user's column names to fields (``parse_column_map``);
     ``row_word`` is how errors name a record's number ("line" in files, "row" in tables).
     ``text_cells``: every value is a CSV/TSV cell's text; list fields are parsed
-    as JSON, text fields stay text even when they look like JSON.
+    as JSON, text fields stay text even when they look like JSON. ``frame``: the
+    rows come from a pandas DataFrame, maybe read from such a file (``pd.read_csv``):
+    a text cell in a list field is read as the file's cell would be, and a NaN
+    in a field is the file's empty cell.
+
+    A record without an id gets its 1-based position among the records as id,
+    whatever the source (a CSV's line numbers would differ from the same data's
+    row numbers in JSONL or a DataFrame).
     """
     samples: list[Sample] = []
     seen: dict[str, int] = {}
     present: set[str] = set()
     columns: set[str] = set()
-    for n, rec in rows:
+    names: dict[str, str] = {}
+    for k, (n, rec) in enumerate(rows, 1):
         columns.update(str(c) for c in rec)
-        s = _sample(n, rec, source, cmap, row_word, text_cells)
+        s = _sample(n, rec, source, cmap, row_word, text_cells, frame, k, names)
         if s.id in seen:
             raise _err(f"duplicate id {s.id!r} (first seen at {row_word} {seen[s.id]})", source,
                        n, "id", row_word)
@@ -93,7 +110,7 @@ def samples_from_rows(rows: Iterable[tuple[int, Mapping[str, Any]]], source: str
                         f"{unused[0]!r}; its columns: {', '.join(sorted(columns))}", file=source)
     if not samples:
         raise DataError("no samples: the data is empty", file=source)
-    return Dataset(samples, source, present)
+    return Dataset(samples, source, present, names, row_word)
 
 
 def _err(msg: str, source: str, n: int | None, col: str | None, row_word: str) -> DataError:
@@ -101,7 +118,8 @@ def _err(msg: str, source: str, n: int | None, col: str | None, row_word: str) -
 
 
 def _sample(n: int, rec: Mapping[str, Any], source: str, cmap: dict[str, str],
-            row_word: str, text_cells: bool = False) -> Sample:
+            row_word: str, text_cells: bool = False, frame: bool = False,
+            ordinal: int | None = None, names: dict[str, str] | None = None) -> Sample:
     values: dict[str, Any] = {}
     origin: dict[str, str] = {}
     meta: dict[str, Any] = {}
@@ -117,7 +135,7 @@ def _sample(n: int, rec: Mapping[str, Any], source: str, cmap: dict[str, str],
                 raise _err(f"nested more than {MAX_NESTING} levels deep", source, n, col,
                            row_word)
             continue
-        if text_cells:
+        if text_cells or (frame and isinstance(v, str)):
             try:
                 v = _from_cell(canon, v, col)
             except ValueError as e:
@@ -128,6 +146,9 @@ def _sample(n: int, rec: Mapping[str, Any], source: str, cmap: dict[str, str],
         if canon not in values or not _missing(v):
             values[canon] = None if _missing(v) else v
             origin[canon] = col
+    if frame:  # pd.read_csv's NaN is the file's empty cell: "" or []
+        values.update({f: _from_cell(f, "", origin[f]) for f, v in values.items()
+                       if v is None and f != "id"})
     kw: dict[str, Any] = {}
     for f, v in values.items():
         col = origin[f]
@@ -137,8 +158,11 @@ def _sample(n: int, rec: Mapping[str, Any], source: str, cmap: dict[str, str],
             kw[f] = _coerce(f, v, col)
         except ValueError as e:
             raise _err(str(e), source, n, col, row_word) from None
+    if names is not None:
+        for f, col in origin.items():
+            names.setdefault(f, col)
     sid = kw.pop("id", None)
-    return Sample(id=sid if sid is not None else str(n), metadata=meta, row=n, **kw)
+    return Sample(id=sid if sid is not None else str(ordinal or n), metadata=meta, row=n, **kw)
 
 
 def _missing(v: Any) -> bool:
@@ -157,14 +181,15 @@ def _from_cell(f: str, v: str, col: str) -> Any:
     if not v.strip():
         return []
     try:
-        return loads_strict(v)
+        return read_list_cell(v)
     except ValueError as e:
         if isinstance(e, json.JSONDecodeError):
             if f == "relevant_ids":
                 raise ValueError('expected a JSON array of ids or an object of grades in this '
                                  'cell, e.g. ["doc1", "doc7"] or {"doc1": 2, "doc7": 1}') from None
-            raise ValueError('expected a JSON array in this cell, e.g. ["first", "second"]'
-                             ) from None
+            raise ValueError('expected a list in this cell: a JSON array, e.g. '
+                             '["first", "second"], or a Python list of strings as pandas '
+                             "writes it, e.g. ['first', 'second']") from None
         raise
 
 

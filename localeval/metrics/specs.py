@@ -48,7 +48,25 @@ def get_metric(name: str) -> type[Metric]:
         return _REGISTRY[name]
     except KeyError:
         known = ", ".join(sorted(registry()))
-        raise UsageError(f"unknown metric {name!r}; known metrics: {known}") from None
+        raise UsageError(f"unknown metric {name!r}{_defined_in_file(name)}; known metrics: "
+                         f"{known}") from None
+
+
+def _defined_in_file(name: str) -> str:
+    """A hint when ``name`` is a table of a metrics file (TOML) in the working folder:
+    the user wrote ``-m polite`` and forgot ``--metrics-file``."""
+    import tomllib
+    from pathlib import Path
+
+    for path in sorted(Path.cwd().glob("*.toml")) + sorted(Path.cwd().glob("*/*.toml"))[:50]:
+        try:
+            if name in tomllib.loads(path.read_text(encoding="utf-8")):
+                return (f" (it is defined in the metrics file {path.relative_to(Path.cwd())}: "
+                        f"pass --metrics-file {path.relative_to(Path.cwd())}; in Python, "
+                        "load_metrics_file)")
+        except (OSError, ValueError, UnicodeDecodeError):
+            continue
+    return ""
 
 
 def _load_builtin() -> None:

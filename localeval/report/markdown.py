@@ -58,6 +58,20 @@ def escape_markdown(text: Any) -> str:
                    for i, c in enumerate(one_line))
 
 
+def prose_markdown(text: Any) -> str:
+    """A note or warning as Markdown prose: its `backticked` commands stay code spans
+    (escaped they would show as \\`...\\`), everything else is ``escape_markdown``-ed."""
+    parts = re.split(r"(`[^`]+`)", " ".join(str(text).split()))
+    return "".join(code_span(p[1:-1]) if i % 2 else _keep_edges(p, escape_markdown(p))
+                   for i, p in enumerate(parts))
+
+
+def _keep_edges(raw: str, escaped: str) -> str:
+    """``escaped`` with the spaces ``raw`` had at its ends (escape_markdown strips them)."""
+    lead = " " if raw[:1] == " " else ""
+    return lead + escaped + (" " if raw[-1:] == " " and escaped else "")
+
+
 def code_span(text: Any, *, in_table: bool = False) -> str:
     """``text`` as one inline code span, whatever backticks it holds.
 
@@ -152,11 +166,11 @@ def write_markdown_report(out_dir: str | os.PathLike[str], summary: Mapping[str,
     health = summary.get("judge_health") or {}
     if health.get("warnings"):
         lines += ["> **Judge health: these scores are doubtful.**"]
-        lines += [f"> - {escape_markdown(w)}" for w in health["warnings"]] + [""]
+        lines += [f"> - {prose_markdown(w)}" for w in health["warnings"]] + [""]
     elif health_line(summary):
-        lines += [escape_markdown(health_line(summary)), ""]
+        lines += [prose_markdown(health_line(summary)), ""]
     for note in summary.get("notes") or []:
-        lines += [f"> {escape_markdown(note)}", ""]
+        lines += [f"> {prose_markdown(note)}", ""]
     path = out / "summary.md"
     # a blank line before the table: after a "> note" line the table would
     # otherwise continue the quote (Markdown's lazy continuation)

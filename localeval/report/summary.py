@@ -134,8 +134,14 @@ def _short(h: str | None, n: int = 12) -> str:
 
 def signature(*, version: str, judge: Any = None, embedder: Any = None, seed: int = 0,
               prompts: Mapping[str, str] | None = None, verdicts: str = "hard",
-              lang: str = "auto", repeats: int = 1) -> dict[str, Any]:
-    """Everything a reader needs to tell whether two results are comparable."""
+              lang: str = "auto", repeats: int = 1,
+              subset: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Everything a reader needs to tell whether two results are comparable.
+
+    ``subset``: the run scored only some samples (``--limit``/``--sample``), so its
+    means are not those of the whole dataset: ``{"limit": N | "sample": N, "seed": S,
+    "kept": K, "of": TOTAL}``.
+    """
     prompts = dict(sorted((prompts or {}).items()))
     pv = hashlib.sha256("|".join(f"{k}={v}" for k, v in prompts.items()).encode()).hexdigest()
     return {
@@ -150,6 +156,7 @@ def signature(*, version: str, judge: Any = None, embedder: Any = None, seed: in
         "verdicts": verdicts,
         "lang": lang,
         "repeats": repeats,
+        **({"subset": dict(subset)} if subset else {}),
     }
 
 
@@ -165,6 +172,10 @@ def signature_line(sig: Mapping[str, Any]) -> str:
     ]
     if sig.get("repeats", 1) != 1:
         parts.append(f"repeats:{sig['repeats']}")
+    sub = sig.get("subset")
+    if sub:
+        parts.append(f"limit:{sub['limit']}of{sub['of']}" if "limit" in sub else
+                     f"sample:{sub['sample']}of{sub['of']}@seed{sub['seed']}")
     parts.append(f"v:{sig.get('localeval')}")
     return "|".join(parts)
 

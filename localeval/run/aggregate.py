@@ -20,12 +20,14 @@ __all__ = ["build_summary"]
 def build_summary(chosen: Sequence[Metric], scores: Sequence[Mapping[str, Score]], ctx: Judging,
                   seed: int, verdicts: str, lang: str, repeats: int, version: str,
                   notes: list[str], samples: Sequence[Sample] = (),
-                  self_test: Mapping[str, Any] | None = None) -> dict[str, Any]:
+                  self_test: Mapping[str, Any] | None = None,
+                  subset: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The summary of ``scores`` (one mapping per finished sample) for the metrics ``chosen``.
 
     ``samples`` are the finished samples in the order of ``scores`` (judge health
     needs them to tell a constant metric on varied data from varied data
-    scored alike); ``self_test`` is the judge self-test result, if one ran.
+    scored alike); ``self_test`` is the judge self-test result, if one ran;
+    ``subset`` is the run's ``--limit``/``--sample`` (``dataset.Subset.record``).
     """
     metrics: dict[str, Any] = {}
     keys = dict.fromkeys(m.key for m in chosen)  # Metric.key is computed per access: once here
@@ -46,7 +48,8 @@ def build_summary(chosen: Sequence[Metric], scores: Sequence[Mapping[str, Score]
     # The judge this process loaded, else the one the workers reported.
     judge = ctx.judge if ctx.judge is not None else ctx.accounting.judge
     sig = signature(version=version, judge=judge, embedder=ctx.embedder, seed=seed,
-                    prompts=ctx.prompt_versions, verdicts=verdicts, lang=lang, repeats=repeats)
+                    prompts=ctx.prompt_versions, verdicts=verdicts, lang=lang, repeats=repeats,
+                    subset=subset)
     out = {"metrics": metrics, "n_samples": len(scores), "signature": sig,
            "signature_line": signature_line(sig), "usage": ctx.usage.to_dict()}
     judged = [m.key for m in chosen if m.uses_judge]

@@ -4,11 +4,8 @@ With a 7B judge on CPU one sample takes minutes, so the bar must move between
 samples: its statistics (judge calls, cache hits, tokens/s) are read from the
 run's live ``Usage`` at every refresh (rich redraws ~4 times a second from its
 own thread), so they change with every judge call, not with every sample. The
-ETA is computed from tokens: once the first calls finish, the tokens a sample
-costs (the mean over finished samples; before the first finishes, what the
-first has cost so far) times the samples left, minus what the current sample
-has already processed, at the measured tokens/s. It is re-estimated whenever a
-call finishes and counts down in between.
+ETA is computed from the work left (``WorkEta``): the model metrics each
+remaining sample needs, at the wall seconds per metric measured so far.
 
 rich draws on stderr only when stderr is a terminal; in CI logs and pipes
 the run stays quiet (``--quiet`` forces that).
@@ -21,11 +18,11 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 from localeval.judge import Usage
 
-__all__ = ["RunProgress", "loading_stage", "model_label", "TokenEta"]
+__all__ = ["RunProgress", "loading_stage", "model_label", "WorkEta"]
 
 
 def _tty(enabled: bool | None) -> bool:
@@ -57,45 +54,62 @@ def loading_stage(text: str, enabled: bool | None = None) -> Iterator[None]:
                   soft_wrap=True)
 
 
-class TokenEta:
-    """Seconds left, from tokens processed and tokens per second (see the module doc).
+class WorkEta:
+    """Seconds left, from the work left and the wall time the work done has taken.
 
-    ``update`` is called on every refresh with the run's usage and the samples
-    finished; a new estimate is made only when the token count changed (a call
-    finished), and between calls the estimate counts down with the clock.
+    A sample's work is the number of model metrics it needs (a sample that lacks
+    a metric's fields costs nothing for it): samples are not equal work, and
+    the judge's own seconds leave out what surrounds each call (prompt
+    rendering, grammar, re-asking a judge that copied the example), which is
+    most of the time of a small judge. So the estimate is the wall seconds per
+    unit of work measured up to the last finished sample, times the units left,
+    less the share of the current samples' work already done (their judge
+    tokens against the tokens a unit has cost). It is re-estimated when a
+    sample or a call finishes and counts down with the clock in between.
     """
 
-    def __init__(self, total: int) -> None:
-        self.total = total
-        self._tokens_at_finish = 0  # tokens when the last sample finished
+    def __init__(self, work: Sequence[int] | int, start: float | None = None) -> None:
+        self.work = [1] * work if isinstance(work, int) else [max(1, w) for w in work]
+        self.total = len(self.work)
+        self._done = [0]  # units of work in the first k samples
+        for w in self.work:
+            self._done.append(self._done[-1] + w)
+        self._start = start  # when scoring began (default: the first update)
         self._finished = 0
+        self._at_finish = 0.0  # clock when the last sample finished
+        self._tokens_at_finish = 0
         self._seen_tokens = -1
         self._deadline: float | None = None
 
     def update(self, usage: Usage, finished: int, now: float | None = None) -> float | None:
+        """Seconds left, given the run's usage and the samples finished so far."""
         now = time.perf_counter() if now is None else now
+        if self._start is None:
+            self._start = now
         tokens = usage.evaluated_tokens + usage.generated_tokens
         changed = finished != self._finished
         if changed:
-            self._finished, self._tokens_at_finish = finished, tokens
+            self._finished, self._at_finish, self._tokens_at_finish = finished, now, tokens
         if changed or tokens != self._seen_tokens:
             self._seen_tokens = tokens
-            self._deadline = self._estimate(usage, tokens, finished, now)
-        if self._deadline is None:
-            return None
-        return max(0.0, self._deadline - now)
+            self._deadline = self._estimate(tokens, finished, now)
+        if finished >= self.total:
+            return 0.0
+        return None if self._deadline is None else max(0.0, self._deadline - now)
 
-    def _estimate(self, usage: Usage, tokens: int, finished: int, now: float) -> float | None:
-        if tokens <= 0 or usage.seconds <= 0 or finished >= self.total:
-            return None if finished < self.total else now
-        rate = tokens / usage.seconds
-        if finished:
-            per_sample = self._tokens_at_finish / finished
-        else:
-            per_sample = tokens  # the first sample: at least what it has cost so far
-        in_current = tokens - self._tokens_at_finish
-        left = max(0.0, per_sample * (self.total - finished) - in_current)
-        return now + left / rate
+    def _estimate(self, tokens: int, finished: int, now: float) -> float | None:
+        if not finished or self._start is None:
+            return None  # no sample finished: no measured cost per unit yet
+        done = self._done[min(finished, self.total)]
+        per_unit = (self._at_finish - self._start) / done
+        left = self._done[-1] - done
+        tokens_per_unit = self._tokens_at_finish / done
+        if finished >= self.total or not tokens_per_unit or tokens == self._tokens_at_finish:
+            return self._at_finish + left * per_unit
+        # calls of the next sample have finished: the share of its work they did
+        begun = min((tokens - self._tokens_at_finish) / tokens_per_unit,
+                    float(self.work[finished]))
+        return now + (left - begun) * per_unit
 
 
 class RunProgress:
@@ -103,17 +117,19 @@ class RunProgress:
 
     ``usage``: the run's live Usage object (``Judging.usage``). When given, the
     statistics and the ETA follow it on every refresh, i.e. per judge call;
-    otherwise they follow the usage passed to :meth:`update`.
+    otherwise they follow the usage passed to :meth:`update`. ``work``: each
+    sample's units of work (its model metrics) for the ETA; one each by default.
     """
 
     def __init__(self, total: int, *, enabled: bool | None = None,
-                 description: str = "evaluating", usage: Usage | None = None) -> None:
+                 description: str = "evaluating", usage: Usage | None = None,
+                 work: Sequence[int] | None = None) -> None:
         self.enabled = _tty(enabled) and total > 0
         self.total = total
         self._usage = usage if usage is not None else Usage()
         self._live = usage is not None
         self._finished = 0
-        self._eta = TokenEta(total)
+        self._eta = WorkEta(work if work is not None else total, time.perf_counter())
         self._bar: Any = None
         if self.enabled:
             from rich.console import Console

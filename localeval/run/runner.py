@@ -19,7 +19,7 @@ import warnings
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from localeval.config import RunConfig
-from localeval.dataset import Dataset, check_required, load_dataset
+from localeval.dataset import Dataset, Subset, check_required, load_dataset, select_samples
 from localeval.errors import UsageError
 from localeval.judge import Judge
 from localeval.metrics import Judging, Metric, NoJudge, empty_input_note, missing_reason, parse_metrics
@@ -64,9 +64,12 @@ def evaluate(
     progress: bool | None = None,
     on_warning: Callable[[str], None] | None = None,
     observer: MetricObserver | None = None,
-    judge_check: bool | None = None,
+    judge_check: bool | int | None = None,
     on_info: Callable[[str], None] | None = None,
     expect_metrics: Mapping[str, str] | Iterable[str] = (),
+    limit: int | None = None,
+    sample: int | None = None,
+    options_as: str = "python",
 ) -> EvaluationResult:
     """Evaluate ``data`` with ``metrics`` and return per-sample scores and a summary.
 
@@ -92,11 +95,16 @@ def evaluate(
     known-answer probes before the first judge call (default: on, unless
     ``configure(judge_check=False)`` or ``LOCALEVAL_JUDGE_CHECK=0``); its result
     is ``summary["judge_health"]["self_test"]`` (``summary["judge_self_test"]``
-    when this process loaded no judge) and its one-line verdict goes to
+    when this process loaded no judge; a number N: N pairs per metric instead of
+    ``selfcheck.QUICK_PAIRS``) and its one-line verdict goes to
     ``on_warning`` when the judge is not fit, else to ``on_info``.
     ``expect_metrics``: metric keys or names the caller will read from the
     result (gates), or a mapping name -> the option that named it; one the run
     does not compute is a ``UsageError`` before any model loads, not after the judging.
+    ``limit``: score only the first N samples; ``sample``: N samples drawn with
+    ``seed``, stratified by language (``dataset.select_samples``); either is
+    recorded in the signature. ``options_as``: how warnings name options,
+    "python" (``judge=``) or "cli" (``--judge``; what ``localeval run`` passes).
 
     Settings left at None come from ``configure()``, then the environment, then
     the defaults (``localeval.config.run_config``).
@@ -112,7 +120,10 @@ def evaluate(
                          "it cannot be combined with workers or ray")
     from localeval.version import __version__
 
+    subset = Subset(limit, sample, cfg.seed)
     ds = load_dataset(data, columns=columns)
+    total = len(ds)
+    ds = select_samples(ds, subset)
     chosen = _choose_metrics(metrics, ds)
     check_required(ds, {m.key: m.requires for m in chosen})
     _check_expected(expect_metrics, chosen)
@@ -130,7 +141,8 @@ def evaluate(
         warn(writer.note)
     try:
         return _evaluate(ds, chosen, writer, notes, warn, cfg, progress=progress,
-                         observer=observer, on_info=on_info, version=__version__)
+                         observer=observer, on_info=on_info, version=__version__,
+                         subset=subset.record(total, len(ds)), options_as=options_as)
     finally:
         if writer is not None:
             writer.release()
@@ -139,7 +151,8 @@ def evaluate(
 def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes: list[str],
               warn: Callable[[str], None], cfg: RunConfig, *, progress: bool | None,
               observer: MetricObserver | None, on_info: Callable[[str], None] | None,
-              version: str) -> EvaluationResult:
+              version: str, subset: dict[str, Any] | None = None,
+              options_as: str = "python") -> EvaluationResult:
     """``evaluate`` after the data, metrics and output folder are checked (and ``notes``,
     the ones so far, told)."""
     judge, embedder, judge_options = cfg.judge, cfg.embedder, dict(cfg.judge_options)
@@ -158,7 +171,7 @@ def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes
                            progress if judge is not False else False):
             the_judge = resolve_judge(judge, store, judge_options)
     if need_judge and the_judge is None and not pooled:
-        notes.append(str(NoJudge()))
+        notes.append(str(NoJudge(options_as)))
     the_embedder = None
     if need_embed:
         with loading_stage(f"loading embedder {model_label(embedder, 'all-MiniLM-L6-v2')}",
@@ -182,7 +195,8 @@ def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes
     ctx = Judging(judge=the_judge, embedder=the_embedder, lang=lang, seed=seed,
                   temperature=temperature, verdicts=verdicts)
     self_test = _judge_self_test(chosen, the_judge, the_embedder, verdicts, store,
-                                 enabled=cfg.judge_check, pooled=pooled,
+                                 enabled=cfg.judge_check is not False, pooled=pooled,
+                                 pairs=_check_pairs(cfg.judge_check),
                                  progress=progress)
     if self_test is not None:
         tell = warn if self_test["verdict"] not in ("fit", "skipped") else (on_info or _quiet)
@@ -215,7 +229,9 @@ def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes
     try:
         from localeval.run.progress import RunProgress
 
-        bar = RunProgress(len(samples), enabled=progress, usage=ctx.usage)
+        bar = RunProgress(len(samples), enabled=progress, usage=ctx.usage,
+                          work=[sum(not m.missing_fields(s) for m in model_metrics)
+                                for s in samples])
         stream = score_stream(samples, model_metrics, ctx, repeats, judge=judge,
                               judge_options=judge_options, embedder=embedder, store=store,
                               device=device, workers=workers, ray=ray, ray_actors=cfg.ray_actors,
@@ -237,7 +253,8 @@ def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes
         interrupted = finished < len(samples)
         done = samples[:finished] if interrupted else samples
         summary = build_summary(chosen, scores[: len(done)], ctx, seed, verdicts, lang,
-                                repeats, version, notes, samples=done, self_test=self_test)
+                                repeats, version, notes, samples=done, self_test=self_test,
+                                subset=subset)
         if interrupted:
             summary["interrupted"] = {"finished": finished, "total": len(samples)}
         if self_test is not None and "judge_health" not in summary:
@@ -299,9 +316,19 @@ def _quiet(msg: str) -> None:
     """Where news goes when the caller did not ask for it."""
 
 
+def _check_pairs(judge_check: Any) -> int | None:
+    """Pairs per metric for the run's self-test: a number given, else None (the quick check)."""
+    if isinstance(judge_check, int) and not isinstance(judge_check, bool):
+        if judge_check < 1:
+            raise UsageError(f"judge_check must be True, False or a number of pairs >= 1, "
+                             f"not {judge_check}")
+        return judge_check
+    return None
+
+
 def _judge_self_test(chosen: Sequence[Metric], judge: Judge | None, embedder: Any, verdicts: str,
                      store: Any, *, enabled: bool, pooled: bool,
-                     progress: bool | None) -> dict[str, Any] | None:
+                     progress: bool | None, pairs: int | None = None) -> dict[str, Any] | None:
     """The self-test of the run's judge on its judge metrics (``CheckResult.to_dict()``).
 
     None when the run has no judge metric; ``{"verdict": "skipped", ...}`` when
@@ -334,7 +361,7 @@ def _judge_self_test(chosen: Sequence[Metric], judge: Judge | None, embedder: An
         # judge that copies, guesses or gives one score; `localeval judge check`
         # runs all ten pairs.
         result = check_judge(judge, chosen, embedder=embedder, verdicts=verdicts, cache=store,
-                             on_progress=step, pairs=QUICK_PAIRS)
+                             on_progress=step, pairs=pairs or QUICK_PAIRS)
     except Exception as e:  # the self-test advises; a crash of it must not end the run
         reason = f"the self-test failed: {type(e).__name__}: {e}"
         return {"verdict": "error", "reason": reason, "metrics": {},

@@ -132,7 +132,7 @@ def test_missing_file_and_unknown_type(tmp_path, capsys):
 def test_csv_bad_list_cell(tmp_path, capsys):
     p = tmp_path / "d.csv"
     p.write_text("question,contexts\nq1,[\"ok\"]\nq2,just text\n", encoding="utf-8")
-    with pytest.raises(DataError, match=r"line 3, column 'contexts': expected a JSON array"):
+    with pytest.raises(DataError, match=r"line 3, column 'contexts': expected a list in this cell: a JSON array"):
         load_dataset(p)
 
 

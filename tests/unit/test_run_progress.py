@@ -5,27 +5,26 @@ from __future__ import annotations
 import io
 
 from localeval.judge import Usage
-from localeval.run.progress import RunProgress, TokenEta, loading_stage, model_label
+from localeval.run.progress import RunProgress, WorkEta, loading_stage, model_label
 
 
-def test_eta_from_tokens_counts_down_between_calls_and_moves_with_each_call():
-    eta = TokenEta(total=4)
+def test_eta_from_the_work_left_not_from_samples_done():
+    # samples 1-2 need one judge metric, 3-4 need three; every metric takes 10 s of wall
+    # time, of which the judge's own seconds are half (rendering, grammar, re-asks)
+    eta = WorkEta([1, 1, 3, 3], start=0.0)
     u = Usage()
-    assert eta.update(u, 0, now=0.0) is None  # nothing processed yet: no guess
-    # the first call of sample 1: 100 tokens in 1 s
-    u.calls, u.prompt_tokens, u.seconds = 1, 100, 1.0
-    first = eta.update(u, 0, now=1.0)
-    assert first == 3 * 100 / 100 + 0.0  # sample 1 costs >= 100 tokens; 3 more samples
-    # no call finished for 2 s: the same estimate, counting down with the clock
-    assert eta.update(u, 0, now=2.0) == first - 1.0
-    assert eta.update(u, 0, now=3.5) == first - 2.5
-    # sample 1 finished at 200 tokens (2 s), then one call of sample 2 (50 tokens, 0.5 s)
-    u.calls, u.prompt_tokens, u.seconds = 2, 200, 2.0
-    assert eta.update(u, 1, now=4.0) == 3 * 200 / 100
-    u.calls, u.prompt_tokens, u.seconds = 3, 250, 2.5
-    # 3 samples of 200 tokens are left, 50 of them already done, at 100 tok/s
-    assert eta.update(u, 1, now=4.5) == (3 * 200 - 50) / 100
-    assert eta.update(u, 4, now=9.0) == 0.0
+    assert eta.update(u, 0, now=5.0) is None  # nothing finished: no measured cost yet
+    u.calls, u.prompt_tokens, u.seconds = 1, 100, 5.0
+    # sample 1 done at 10 s: 7 metrics left at 10 s each (by samples: 3 x 10 s = 30 s;
+    # by judge seconds: half of that)
+    assert eta.update(u, 1, now=10.0) == 70.0
+    assert eta.update(u, 1, now=15.0) == 65.0  # counts down with the clock
+    # a call of sample 2 finished (50 tokens: half a metric's 100)
+    u.calls, u.prompt_tokens, u.seconds = 2, 150, 7.5
+    assert eta.update(u, 1, now=16.0) == (7 - 0.5) * 10
+    u.calls, u.prompt_tokens, u.seconds = 3, 200, 10.0
+    assert eta.update(u, 2, now=20.0) == 60.0  # 6 metrics left
+    assert eta.update(u, 4, now=80.0) == 0.0
 
 
 def test_statistics_follow_the_live_usage_per_call_not_per_sample():
@@ -33,9 +32,9 @@ def test_statistics_follow_the_live_usage_per_call_not_per_sample():
     bar = RunProgress(3, enabled=False, usage=u)
     assert bar.status_text() == "eta -:--:--"
     u.calls, u.cache_hits, u.prompt_tokens, u.generated_tokens, u.seconds = 2, 1, 90, 10, 2.0
-    # no sample finished, no update() call: the text already shows the two calls;
-    # 100 tokens at 50 tok/s, the first sample costs >= 100, two more to go: 4 s
-    assert bar.status_text() == "eta 0:00:04 · calls 2 · cache 1 · 50 tok/s"
+    # no sample finished, no update() call: the text already shows the two calls
+    # (no ETA before a sample has measured what the work costs)
+    assert bar.status_text() == "eta -:--:-- · calls 2 · cache 1 · 50 tok/s"
     bar.update(u)
     u.calls = 3
     assert "calls 3" in bar.status_text()

@@ -279,3 +279,12 @@ def test_oracle_statements_come_from_the_text_and_evasive_answers_are_noncommitt
     assert sc.value == 0.0 and sc.details["all_noncommittal"]
     steps = Counter(r.step for r in judge.requests)
     assert steps == {"answer_relevancy": 1}
+
+
+def test_the_run_self_test_takes_as_many_pairs_as_asked():
+    quick = _st(_run(OracleJudge(), judge_check=True).summary)
+    one = _st(_run(OracleJudge(), judge_check=1).summary)
+    assert {m["pairs"] for m in quick["metrics"].values()} == {4}
+    assert {m["pairs"] for m in one["metrics"].values()} == {1}
+    with pytest.raises(localeval.UsageError):
+        _run(OracleJudge(), judge_check=0)
