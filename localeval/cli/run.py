@@ -62,6 +62,11 @@ def _add_run_options(r: argparse.ArgumentParser) -> None:
                         "independent calls and the next samples' (default: 8 with a GPU or "
                         "8+ cores, else 1; on a CPU it pays from about 8, see "
                         "docs/performance.md)")
+    g.add_argument("--draft", choices=["none", "lookup", "auto"], default=None,
+                   help="in-process judge: guess tokens ahead from the prompt (prompt-lookup "
+                        "decoding) and verify them in one decode; outputs are identical. "
+                        "auto: on while it is measured to pay (default); none: one token "
+                        "per decode")
     g.add_argument("--no-judge-check", action="store_true",
                    help="skip the judge self-test on known-answer pairs before the first "
                         "judge call (it is cached: a judge is tested once)")
@@ -163,6 +168,7 @@ def judge_options(args: argparse.Namespace) -> dict[str, Any]:
         "chat_format": args.chat_format, "judge_model": args.judge_model,
         "per_endpoint_concurrency": args.judge_concurrency,
         "timeout": getattr(args, "judge_timeout", None),
+        "draft": getattr(args, "draft", None),
         # `localeval run` only; "auto": load_judge picks from the hardware
         "parallel": (args.parallel if args.parallel is not None else "auto")
         if hasattr(args, "parallel") else None}.items()

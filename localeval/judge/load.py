@@ -57,7 +57,8 @@ def load_judge(spec: str | None, *, models_dir: str | os.PathLike[str] = "models
     - otherwise a GGUF path or a name in ``models_dir``: a ``LlamaJudge``
       (``parallel`` in ``opts``: sequences decoded together; "auto": ``default_parallel``).
     ``opts`` go to the judge's constructor (n_ctx, seed, n_threads, ...);
-    ``timeout`` (seconds per HTTP request, ``--judge-timeout``) only to HTTP judges.
+    ``timeout`` (seconds per HTTP request, ``--judge-timeout``) only to HTTP judges;
+    ``draft`` (``--draft``) only to in-process judges.
     """
     timeout = opts.get("timeout")
     if timeout is not None and not (isinstance(timeout, (int, float)) and 0 < timeout < 1e6):
@@ -67,6 +68,7 @@ def load_judge(spec: str | None, *, models_dir: str | os.PathLike[str] = "models
 
         # Servers batch on their own slots; calls in flight are --judge-concurrency.
         opts.pop("parallel", None)
+        opts.pop("draft", None)  # in-process decoding only
 
         urls = split_urls(spec)
         if len(urls) > 1 or any(k in opts for k in ("per_endpoint_concurrency",

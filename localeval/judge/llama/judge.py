@@ -26,6 +26,7 @@ from localeval.judge.grammar import TOKENS_PER_CHAR, allowed_values, max_tokens_
 from localeval.judge.llama.chat import ChatTemplate
 from localeval.judge.llama.cpu import available_cores, has_amx, new_llama
 from localeval.judge.llama.batch import BatchEngine
+from localeval.judge.llama.lookup import DRAFT_MODES
 from localeval.judge.llama.sampler import Generation, TokenSampler
 from localeval.judge.llama.verdict import VerdictProbabilities
 from localeval.judge.parse import is_json, parse_reply, truncation_error
@@ -38,7 +39,7 @@ __all__ = ["LlamaJudge", "DEFAULT_MAX_CTX", "GENERATION_VERSION"]
 #: judge prompts rarely need more than a few thousand tokens.
 DEFAULT_MAX_CTX = 8192
 #: Bumped when a change here can change outputs for the same model and request.
-GENERATION_VERSION = "1"
+GENERATION_VERSION = "2"
 
 
 class LlamaJudge(ChatTemplate, VerdictProbabilities, TokenSampler):
@@ -67,6 +68,12 @@ class LlamaJudge(ChatTemplate, VerdictProbabilities, TokenSampler):
     threads (the run does, one sample per thread: ``capacity``). Each call
     gets its own KV stream of ``n_ctx`` tokens, so the KV cache is N times
     larger; outputs are those of sequential decoding (same fingerprint).
+
+    ``draft`` chooses prompt-lookup drafting in the sequential loop
+    (``lookup``): "lookup" guesses tokens ahead from the prompt and verifies
+    them in one decode, "none" decodes one token per step, "auto" (default)
+    drafts while it is measured to pay. Outputs are identical either way (same
+    fingerprint); the batched engine decodes one token per call and step.
     """
 
     def __init__(self, model_path: str | os.PathLike[str], n_ctx: int | None = None,
@@ -76,7 +83,8 @@ class LlamaJudge(ChatTemplate, VerdictProbabilities, TokenSampler):
                  max_tokens: int | None = None, tokens_per_char: int = TOKENS_PER_CHAR,
                  grammar_mode: str = "check-first", n_threads_batch: int | None = None,
                  extra_buffers: bool | None = None,
-                 logit_bias: dict[int, float] | None = None, parallel: int = 1) -> None:
+                 logit_bias: dict[int, float] | None = None, parallel: int = 1,
+                 draft: str = "auto") -> None:
         self.path = Path(model_path)
         self.meta = read_gguf_metadata(self.path)  # ModelError before llama.cpp sees it
         self.name = self.path.name
@@ -90,6 +98,9 @@ class LlamaJudge(ChatTemplate, VerdictProbabilities, TokenSampler):
         if int(parallel) < 1:
             raise ValueError("parallel must be at least 1")
         self.parallel = int(parallel)
+        if draft not in DRAFT_MODES:
+            raise ValueError(f"draft must be one of {', '.join(DRAFT_MODES)}")
+        self.draft = draft
         self._engine: BatchEngine | None = None
         self._tls = threading.local()
         self._lock = threading.RLock()
@@ -244,6 +255,9 @@ class LlamaJudge(ChatTemplate, VerdictProbabilities, TokenSampler):
             usage.prompt_tokens += gen.prompt_tokens
             usage.reused_tokens += gen.reused_tokens
             usage.generated_tokens += len(gen.tokens)
+            usage.drafted_tokens += gen.drafted_tokens
+            usage.accepted_tokens += gen.accepted_tokens
+            usage.decode_steps += gen.decode_steps
             if gen.stop == "eos" or is_json(gen.raw):
                 break
             if attempt == 0 and budget < room:

@@ -28,6 +28,7 @@ import numpy as np
 
 from localeval.errors import JudgeCallError
 from localeval.judge.llama.grammar_filter import GrammarFilter
+from localeval.judge.llama.lookup import DraftGovernor, DraftStats, decode_drafted
 from localeval.judge.llama.utf8 import Utf8Prefix, utf8_step
 from localeval.judge.parse import invalid_output
 
@@ -48,6 +49,10 @@ class Generation:
     seconds: float = 0.0
     #: Picks that needed the filtered (slow) path: the first choice was not allowed.
     grammar_rejections: int = 0
+    #: Prompt-lookup drafting: tokens guessed, guesses kept, and generation decodes run.
+    drafted_tokens: int = 0
+    accepted_tokens: int = 0
+    decode_steps: int = 0
 
 
 class TokenSampler(GrammarFilter):
@@ -56,8 +61,11 @@ class TokenSampler(GrammarFilter):
     The host provides ``_llm`` (the loaded ``llama_cpp.Llama``), ``_lc`` (the
     ``llama_cpp`` module), ``_lock``, ``grammar_mode`` ("check-first" or
     "full") and the logit bias as ``_bias_ids``/``_bias_vals``, and calls
-    ``_init_sampler`` once the model is loaded.
+    ``_init_sampler`` once the model is loaded; ``draft`` ("none", "lookup" or
+    "auto", see ``lookup``) says whether the loop guesses tokens ahead.
     """
+
+    draft: str = "none"
 
     _llm: Any
     _lock: Any
@@ -74,6 +82,10 @@ class TokenSampler(GrammarFilter):
                               for i in range(self.n_vocab)])
         self._init_grammar_filter()
         self._utf8_masks: dict[tuple[int, int, int], np.ndarray] = {}
+        model = self._llm.model
+        # Drafting rolls the KV cache back, which recurrent state cannot do.
+        rollback = not (lc.llama_model_is_recurrent(model) or lc.llama_model_is_hybrid(model))
+        self.drafting = DraftGovernor(self.draft if rollback else "none")
 
     def _piece(self, tok: int) -> bytes:
         p = self._pieces.get(tok)
@@ -227,16 +239,8 @@ class TokenSampler(GrammarFilter):
             reused = self._eval_to(prompt)
             seq = Decoding(self, gbnf, max_tokens, temperature, seed)
             try:
-                while not seq.done:
-                    tok = seq.step(self._logits())
-                    if tok is None:
-                        break
-                    try:
-                        self._llm.eval([tok])
-                    except RuntimeError as e:
-                        self._llm.reset()
-                        raise JudgeCallError(f"llama.cpp failed during generation ({e})"
-                                             ) from None
+                if not seq.done:
+                    seq.drafts = decode_drafted(self, seq, prompt, self.drafting)
             finally:
                 seq.free()
             return seq.result(len(prompt), reused, t0)
@@ -264,6 +268,7 @@ class Decoding:
         self.stop = "length"
         self.rejections = 0
         self.done = max_tokens <= 0
+        self.drafts = DraftStats()
 
     def step(self, logits: np.ndarray) -> int | None:
         """Pick the next token from ``logits``: the token to evaluate next, or None when done."""
@@ -297,4 +302,7 @@ class Decoding:
         return Generation(text=raw.decode("utf-8", errors="replace"), raw=raw,
                           tokens=self.tokens, pieces=self.pieces, stop=self.stop,
                           prompt_tokens=prompt_tokens, reused_tokens=reused,
-                          seconds=time.perf_counter() - t0, grammar_rejections=self.rejections)
+                          seconds=time.perf_counter() - t0, grammar_rejections=self.rejections,
+                          drafted_tokens=self.drafts.drafted,
+                          accepted_tokens=self.drafts.accepted,
+                          decode_steps=self.drafts.decode_steps)
