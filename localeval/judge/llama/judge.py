@@ -135,6 +135,10 @@ class LlamaJudge(ChatTemplate, VerdictProbabilities, TokenSampler):
                 model_path=str(self.path), n_ctx=self.n_ctx * self.parallel, n_batch=n_batch,
                 n_gpu_layers=n_gpu_layers, n_threads=threads, n_threads_batch=threads_batch,
                 seed=self.seed, logits_all=False, verbose=verbose,
+                # Flash attention computes each row alone, so a token's logits are the
+                # same decoded alone or with drafted tokens (lookup) or other sequences
+                # (batch); llama.cpp's other CPU attention differs between 1 and 2+ rows.
+                flash_attn=True,
                 kv_overrides=self._header_overrides(self.n_ctx),  # checks the header first
             )
         except (ValueError, RuntimeError, OSError) as e:

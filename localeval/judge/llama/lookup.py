@@ -189,31 +189,25 @@ def _cut_by_grammar(host: Any, seq: Any, guesses: list[int]) -> list[int]:
 def _decode_rows(host: Any, tokens: list[int]) -> None:
     """Evaluate ``tokens`` after the cache in one decode, with logits for every row.
 
-    A single token gets a dummy second row (the same token one position
-    later, its cache entry dropped at once): llama.cpp's CPU kernels for a
-    one-row decode differ from those for two rows or more (SmolLM2 Q4_1:
-    logits up to 0.5 apart), while every row of a decode of two or more
-    rows comes out bit for bit the same whatever the row count. So with the
-    pad a token's logits do not depend on how many guesses rode with it,
-    and drafting cannot change an output.
+    A row's logits are bit for bit those of a decode of that token alone
+    only because the judge's context uses flash attention (``judge``): without
+    it llama.cpp's CPU attention for one row differs from that for two or more
+    (SmolLM2 Q4_1: logits up to 0.5 apart), and drafting could change outputs.
     """
     llm = host._llm
     n_past = llm.n_tokens
-    rows = tokens if len(tokens) > 1 else tokens * 2
     try:
-        llm._batch.set_batch(batch=rows, n_past=n_past, logits_all=True)
+        llm._batch.set_batch(batch=tokens, n_past=n_past, logits_all=True)
         llm._ctx.decode(llm._batch)
     except RuntimeError as e:
         llm.reset()
         raise JudgeCallError(f"llama.cpp failed during generation ({e})") from None
-    llm.input_ids[n_past:n_past + len(rows)] = rows
-    llm.n_tokens = n_past + len(rows)
-    if len(rows) > len(tokens):
-        _truncate(llm, n_past + len(tokens))
+    llm.input_ids[n_past:n_past + len(tokens)] = tokens
+    llm.n_tokens = n_past + len(tokens)
 
 
 def _truncate(llm: Any, keep: int) -> None:
-    """Drop the cache entries from position ``keep`` on (refused guesses, the pad row)."""
+    """Drop the cache entries from position ``keep`` on (the refused guesses)."""
     if not llm._ctx.kv_cache_seq_rm(-1, keep, -1):
         llm.reset()
         raise JudgeCallError("llama.cpp could not roll back drafted tokens")
@@ -231,7 +225,7 @@ def decode_drafted(host: Any, seq: Any, prompt: Sequence[int],
     """Run ``seq`` to its end, drafting where ``governor`` says; the cache holds the prompt.
 
     The one generation loop: with drafting off each decode is the picked
-    token alone (padded, see ``_decode_rows``), which is the one-token loop.
+    token alone, which is the one-token loop.
 
     Leaves the cache as the one-token loop does: the prompt and every output
     token whose logits were used, nothing after (``llm.n_tokens`` and
