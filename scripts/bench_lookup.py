@@ -139,6 +139,33 @@ def table(label: str, res: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def sweep(args: argparse.Namespace, samples: Sequence[Any], embedder: Any) -> dict[str, Any]:
+    """Decodes, guesses kept and judge seconds for each draft length and longest n-gram."""
+    from localeval.catalog import resolve_model
+    from localeval.judge import LlamaJudge
+    from localeval.judge.llama import lookup
+
+    path = resolve_model("demo", "judge")
+    out: dict[str, Any] = {}
+    for n in (int(x) for x in args.ngram.split(",")):
+        for k in (int(x) for x in args.sweep.split(",")):
+            lookup.NGRAM_MAX, lookup.DRAFT_MAX = n, k
+            judge = LlamaJudge(path, n_threads=args.threads, draft="lookup")
+            meter = DraftMeter(judge)
+            run_suite(samples[: args.samples], meter, embedder, args.metrics, seed=0,
+                      verdicts=args.verdicts)
+            judge.close()
+            tot = {key: sum(c[key] for c in meter.calls)
+                   for key in ("generated", "steps", "drafted", "accepted", "seconds")}
+            out[f"n{n}_k{k}"] = tot
+            print(f"ngram<={n} draft<={k}: {tot['steps']} decodes for {tot['generated']} "
+                  f"tokens, {tot['accepted']}/{tot['drafted']} guesses kept, "
+                  f"{tot['seconds']:.1f} judge s", flush=True)
+    if args.json:
+        Path(args.json).write_text(json.dumps(out, indent=1), encoding="utf-8")
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--samples", type=int, default=3, help="first N samples (default 3)")
@@ -150,6 +177,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                     help="samples for the larger random model (default: --samples)")
     ap.add_argument("--cache-dir", help="where the Qwen-shaped model is kept")
     ap.add_argument("--json", help="write all figures to this JSON file")
+    ap.add_argument("--sweep", metavar="K,K,...", help="instead: draft lengths to compare "
+                    "(draft=lookup, demo judge), e.g. 2,4,8,16; with --ngram N,N")
+    ap.add_argument("--ngram", default="3", help="longest n-grams to sweep (default 3)")
     args = ap.parse_args(argv)
     args.metrics = [m for m in args.metrics.split(",") if m]
     args.model = None  # bench_suite._model_path: build the Qwen2-0.5B shape
@@ -166,6 +196,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     embedder = CachedEmbedder(HashEmbedder(), None)
     report: dict[str, Any] = {"samples": args.samples, "metrics": args.metrics,
                               "verdicts": args.verdicts, "threads": args.threads}
+    if args.sweep:
+        return sweep(args, samples, embedder)
     for label in args.models.split(","):
         if label == "demo":
             path, bias, n = resolve_model("demo", "judge"), None, args.samples

@@ -61,12 +61,15 @@ class NgramDrafter:
     reads whatever the prompt's length.
     """
 
-    def __init__(self, history: Sequence[int], ngram_max: int = NGRAM_MAX,
-                 ngram_min: int = NGRAM_MIN, draft_max: int = DRAFT_MAX) -> None:
+    def __init__(self, history: Sequence[int], ngram_max: int | None = None,
+                 ngram_min: int | None = None, draft_max: int | None = None) -> None:
+        # Read when built, so that a benchmark can sweep the module's settings.
+        ngram_max = NGRAM_MAX if ngram_max is None else ngram_max
+        ngram_min = NGRAM_MIN if ngram_min is None else ngram_min
         if not 1 <= ngram_min <= ngram_max:
             raise ValueError("need 1 <= ngram_min <= ngram_max")
         self.sizes = range(ngram_max, ngram_min - 1, -1)
-        self.draft_max = draft_max
+        self.draft_max = DRAFT_MAX if draft_max is None else draft_max
         self.tokens: list[int] = []
         self._index: dict[int, dict[tuple[int, ...], int]] = {n: {} for n in self.sizes}
         self.extend(history)
