@@ -11,6 +11,7 @@ accounting of prompt tokens reused from the KV cache. One module per concern:
 - ``cpu``: core count, AMX detection and building ``llama_cpp.Llama`` safely
 - ``chat``: chat templates and prompt tokenisation
 - ``sampler``: the constrained token loop (``generate``)
+- ``lookup``: prompt-lookup drafting inside that loop, and the automatic on/off choice
 - ``grammar_filter`` and ``byte_index``: asking the grammar which tokens it accepts, cheaply
 - ``utf8``: the strict UTF-8 prefix automaton
 - ``verdict``: probabilities of a verdict field's allowed values
