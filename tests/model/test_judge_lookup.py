@@ -146,7 +146,8 @@ def test_draft_option_is_validated_and_reported(tiny_gguf):
     judge = LlamaJudge(tiny_gguf, n_threads=1, draft="none")
     try:
         assert not judge.drafting.enabled
-        auto = LlamaJudge(tiny_gguf, n_threads=1)
+        assert LlamaJudge.__init__.__kwdefaults__["draft"] == "none"
+        auto = LlamaJudge(tiny_gguf, n_threads=1, draft="auto")
         assert auto.drafting.mode == "auto" and auto.fingerprint == judge.fingerprint
         assert auto.signature() == judge.signature()
         auto.close()
