@@ -220,6 +220,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         repeats=args.repeats, cache=cache, device=args.device, out_dir=args.out,
         progress=False if (args.quiet or args.json) else None, on_warning=warn,
         expect_metrics=gates.named, limit=args.limit, sample=args.sample, options_as="cli",
+        # per-sample gates and --labels (which re-renders the report) read every sample's
+        # scores; otherwise the run keeps none (results.jsonl has them)
+        keep_samples=bool(gates.each or getattr(args, "labels", None)),
     )
     add_run_labels(args, result)
     _print_summary(result.summary, args)
@@ -245,7 +248,7 @@ def cmd_retrieval(args: argparse.Namespace) -> int:
 
     samples = trec_samples(args.run_file, args.qrels)
     result = evaluate(samples, args.metrics, judge=False, embedder=False, cache=False,
-                      out_dir=args.out, progress=False)
+                      out_dir=args.out, progress=False, keep_samples=False)
     _print_summary(result.summary, args)
     return 0
 

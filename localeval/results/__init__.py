@@ -13,6 +13,8 @@ from localeval.lazy import lazy_face
 
 _WHERE = {
     "CONTENT_FIELDS": ".content",
+    "RESULTS_FILE": ".files",
+    "ResultLines": ".lines",
     "RunWriter": ".writer",
     "atomic_file": ".files",
     "content_fields": ".content",

@@ -94,16 +94,22 @@ class EvaluationResult(Mapping):
 
 def write_reports(out: Path, summary: Mapping[str, Any], samples: Sequence[Sample],
                   scores: Sequence[Mapping[str, Score]],
-                  warn: Callable[[str], None]) -> None:
+                  warn: Callable[[str], None], *, from_file: bool = False) -> None:
     """report.html (self-contained) and summary.md next to the results.
+
+    ``from_file``: the report reads each record from ``results.jsonl`` when it
+    needs it (``results.ResultLines``), for a run that keeps no records.
 
     The results and summary are on disk by now: a report that fails to render
     is a warning (``localeval report DIR`` can retry it), never a lost run.
     """
     from localeval.report import write_html_report, write_markdown_report
+    from localeval.results import RESULTS_FILE, ResultLines
 
     try:
-        write_html_report(out, dict(summary), _Records(samples, scores), samples)
+        records: Sequence[Mapping[str, Any]] = (ResultLines(out / RESULTS_FILE) if from_file
+                                                else _Records(samples, scores))
+        write_html_report(out, dict(summary), records, samples)
         write_markdown_report(out, dict(summary))
     except OutputError as e:  # a full disk: the message names the file
         warn(f"{e}; results.jsonl and summary.json are complete in {out}")

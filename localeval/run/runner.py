@@ -25,6 +25,7 @@ from localeval.judge import Judge
 from localeval.metrics import Judging, Metric, NoJudge, empty_input_note, missing_reason, parse_metrics
 from localeval.results import RunWriter, sample_record
 from localeval.run.aggregate import build_summary
+from localeval.run.lean import ScoreColumns
 from localeval.run.progress import loading_stage, model_label
 from localeval.run.result import EvaluationResult, write_reports
 from localeval.run.scoring import MetricObserver
@@ -33,6 +34,9 @@ from localeval.run.wiring import open_cache, resolve_embedder, resolve_judge
 from localeval.types import Score
 
 __all__ = ["evaluate", "DEFAULT_METRICS"]
+
+#: Samples whose cheap metrics are scored together in a run that keeps no samples.
+LEAN_CHUNK = 8192
 
 #: What ``evaluate`` runs when no metrics are named: every one the data supports.
 DEFAULT_METRICS = (
@@ -70,6 +74,7 @@ def evaluate(
     limit: int | None = None,
     sample: int | None = None,
     options_as: str = "python",
+    keep_samples: bool = True,
 ) -> EvaluationResult:
     """Evaluate ``data`` with ``metrics`` and return per-sample scores and a summary.
 
@@ -105,6 +110,10 @@ def evaluate(
     ``seed``, stratified by language (``dataset.select_samples``); either is
     recorded in the signature. ``options_as``: how warnings name options,
     "python" (``judge=``) or "cli" (``--judge``; what ``localeval run`` passes).
+    ``keep_samples=False`` (with ``out_dir``; the command line): the result holds
+    no samples or per-sample scores, only the summary; each sample's record is
+    in ``results.jsonl``, and the run keeps only what the summary needs
+    (``run.lean``), so a million-row run fits in far less memory.
 
     Settings left at None come from ``configure()``, then the environment, then
     the defaults (``localeval.config.run_config``).
@@ -142,7 +151,8 @@ def evaluate(
     try:
         return _evaluate(ds, chosen, writer, notes, warn, cfg, progress=progress,
                          observer=observer, on_info=on_info, version=__version__,
-                         subset=subset.record(total, len(ds)), options_as=options_as)
+                         subset=subset.record(total, len(ds)), options_as=options_as,
+                         lean=not keep_samples and writer is not None)
     finally:
         if writer is not None:
             writer.release()
@@ -152,7 +162,7 @@ def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes
               warn: Callable[[str], None], cfg: RunConfig, *, progress: bool | None,
               observer: MetricObserver | None, on_info: Callable[[str], None] | None,
               version: str, subset: dict[str, Any] | None = None,
-              options_as: str = "python") -> EvaluationResult:
+              options_as: str = "python", lean: bool = False) -> EvaluationResult:
     """``evaluate`` after the data, metrics and output folder are checked (and ``notes``,
     the ones so far, told)."""
     judge, embedder, judge_options = cfg.judge, cfg.embedder, dict(cfg.judge_options)
@@ -203,15 +213,22 @@ def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes
         tell(self_test["line"])
 
     samples = ds.samples
-    scores: list[dict[str, Score]] = [{} for _ in samples]
     batch_metrics = [m for m in chosen if not (m.uses_judge or m.uses_embedder)]
     model_metrics = [m for m in chosen if m.uses_judge or m.uses_embedder]
 
-    # 1. cheap metrics, vectorised over the dataset
-    for m in batch_metrics:
-        idx = [i for i, s in enumerate(samples) if not m.missing_fields(s)]
-        for i, sc in zip(idx, m.score_batch([samples[i] for i in idx], ctx)):
-            scores[i][m.key] = sc
+    def batch_scores(lo: int, hi: int) -> list[dict[str, Score]]:
+        """The cheap metrics' scores of samples[lo:hi], vectorised."""
+        rows: list[dict[str, Score]] = [{} for _ in range(lo, hi)]
+        for m in batch_metrics:
+            idx = [i for i in range(lo, hi) if not m.missing_fields(samples[i])]
+            for i, sc in zip(idx, m.score_batch([samples[i] for i in idx], ctx)):
+                rows[i - lo][m.key] = sc
+        return rows
+
+    # 1. cheap metrics, vectorised over the dataset (lean: a chunk at a time, in step 3,
+    # so the working of a chunk at most is held before it is written)
+    scores: Any = ScoreColumns(chosen) if lean else batch_scores(0, len(samples))
+    chunk: list[dict[str, Score]] = []
 
     # 2. every text the embedding metrics need, embedded once in large batches
     if the_embedder is not None:
@@ -237,12 +254,18 @@ def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes
                               device=device, workers=workers, ray=ray, ray_actors=cfg.ray_actors,
                               observer=observer)
         for i, (s, model_scores) in enumerate(zip(samples, stream)):
-            scores[i].update(model_scores)
-            scores[i] = {m.key: _finite(scores[i].get(m.key)
-                                        or Score.unscored(missing_reason(m, s)))
-                         for m in chosen}
+            if lean and i % LEAN_CHUNK == 0:
+                chunk = batch_scores(i, min(i + LEAN_CHUNK, len(samples)))
+            row = chunk[i % LEAN_CHUNK] if lean else scores[i]
+            row.update(model_scores)
+            row = {m.key: _finite(row.get(m.key) or Score.unscored(missing_reason(m, s)))
+                   for m in chosen}
             if writer:
-                writer.write(sample_record(s, scores[i]))
+                writer.write(sample_record(s, row))
+            if lean:
+                scores.append(row)
+            else:
+                scores[i] = row
             finished = i + 1
             bar.update(ctx.usage)
     finally:
@@ -252,7 +275,8 @@ def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes
         getattr(stream, "close", lambda: None)()
         interrupted = finished < len(samples)
         done = samples[:finished] if interrupted else samples
-        summary = build_summary(chosen, scores[: len(done)], ctx, seed, verdicts, lang,
+        kept = scores if lean else scores[: len(done)]  # lean: only finished rows are kept
+        summary = build_summary(chosen, kept, ctx, seed, verdicts, lang,
                                 repeats, version, notes, samples=done, self_test=self_test,
                                 subset=subset)
         if interrupted:
@@ -262,8 +286,10 @@ def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes
             summary["judge_self_test"] = self_test
         if writer:
             writer.close(summary)
-            write_reports(writer.dir, summary, done, scores[: len(done)], warn)
-    return EvaluationResult(list(done), chosen, scores[: len(done)], summary, notes)
+            write_reports(writer.dir, summary, done, kept, warn, from_file=lean)
+    if lean:
+        return EvaluationResult([], chosen, [], summary, notes)
+    return EvaluationResult(list(done), chosen, kept, summary, notes)
 
 
 def _check_expected(expect: Mapping[str, str] | Iterable[str], chosen: list[Metric]) -> None:
