@@ -158,8 +158,9 @@ def test_cli_metrics_file_report_and_gate(tiny_gguf, bias, data, tmp_path):
 
 
 def test_smollm2_judges_the_new_metrics(smollm2, data):
-    """A real instruct judge on two samples: scored (or the example copy detected), soft
-    distributions over the allowed values only."""
+    """A real instruct judge on two samples: scored (or a judge failure detected: the example
+    copied, nothing extracted from a non-empty answer), soft distributions over the allowed
+    values only."""
     ms = [AspectCritic(name="polite", definition="Is the answer polite?"),
           RubricsScore(name="complete", rubrics=RUBRIC),
           GEval(name="helpful", criteria="Is the answer helpful?", evaluation_steps=STEPS,
@@ -171,7 +172,9 @@ def test_smollm2_judges_the_new_metrics(smollm2, data):
         for m in ms:
             value = rec["scores"][m.key]
             if value is None:
-                assert rec["errors"][m.key] == "judge copied the prompt's example", m.key
+                reason = rec["errors"][m.key]
+                assert reason in ("judge copied the prompt's example",
+                                  "judge extracted nothing from a non-empty answer"), (m.key, reason)
                 continue
             assert 0.0 <= value <= 1.0
         for key, n in (("complete", 3), ("helpful", 10)):
