@@ -18,7 +18,7 @@ import pytest
 from localeval.metrics.answer import AnswerCorrectness, AnswerRelevancy, Faithfulness, NoiseSensitivity
 from localeval.metrics.nvidia import NVAnswerAccuracy, NVContextRelevance, NVResponseGroundedness
 from localeval.metrics.rag_context import ContextEntityRecall, ContextPrecision, ContextRecall
-from localeval.testing.metric_util import TableEmbedder, run, verdicts
+from localeval.testing.metric_util import TableEmbedder, noise_source_and_statements, run, verdicts
 from localeval.types import Sample
 
 GOLDENS = json.loads((Path(__file__).parent.parent / "data" / "ragas_goldens.json")
@@ -53,13 +53,7 @@ def _noise_script(case: dict[str, Any]):
     support["reference"] = dict(zip(a, _nli_values(outs[-1])))
 
     def judge_source(req):
-        task = req.messages[1]["content"]
-        task = task[task.index("# Task"):]
-        named = task.rsplit("Source: ", 1)[1]
-        source = "reference" if named.startswith("the Reference above") else int(
-            named.split("context [", 1)[1].split("]", 1)[0])
-        listed = task.rsplit("Statements:\n", 1)[1].split("\n\nSource:", 1)[0].splitlines()
-        names = [line.split(". ", 1)[1] for line in listed if line.strip()]
+        source, names = noise_source_and_statements(req)
         return verdicts(*[support[source][n] for n in names])
 
     return {"statements": _by_target(a, g), "noise_verdicts": judge_source}
