@@ -11,7 +11,7 @@ from localeval.metrics import Judging, Metric, decide_empty
 from localeval.testing.scripted import ScriptedJudge
 from localeval.types import Sample, Score
 
-__all__ = ["TableEmbedder", "verdicts", "run", "unit"]
+__all__ = ["TableEmbedder", "verdicts", "run", "unit", "noise_source_and_statements"]
 
 
 def unit(*xs: float) -> list[float]:
@@ -61,3 +61,15 @@ def run(metric: Metric, sample: Sample, script: Mapping[str, Any] | ScriptedJudg
     ctx = Judging(judge=judge, embedder=embedder, **ctx_kw)
     ctx.begin_sample()
     return decide_empty(metric, sample) or metric.score(sample, ctx), judge, ctx
+
+
+def noise_source_and_statements(request: Any) -> tuple[int | str, list[str]]:
+    """What a noise_sensitivity verdict call asks about: the source ("reference" or the
+    context number) and the statements, read from its prompt, so a script can answer by text."""
+    task = request.messages[1]["content"]
+    task = task[task.index("# Task"):]
+    named = task.rsplit("Source: ", 1)[1]
+    source: int | str = "reference" if named.startswith("the Reference above") else int(
+        named.split("context [", 1)[1].split("]", 1)[0])
+    listed = task.rsplit("Statements:\n", 1)[1].split("\n\nSource:", 1)[0].splitlines()
+    return source, [line.split(". ", 1)[1] for line in listed if line.strip()]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from localeval.testing.metric_util import TableEmbedder, run, unit, verdicts
+from localeval.testing.metric_util import TableEmbedder, noise_source_and_statements, run, unit, verdicts
 from localeval.errors import JudgeCallError
 from localeval.metrics.answer import AnswerCorrectness, AnswerRelevancy, AnswerSimilarity, Faithfulness, NoiseSensitivity, fbeta
 from localeval.metrics import Judging, NoEmbedder, get_metric, parse_metrics
@@ -380,13 +380,7 @@ def _noise_script():
         return {"statements": A if "Break the Answer" in text else G}
 
     def judge_source(req):
-        text = req.messages[1]["content"]
-        task = text[text.index("# Task"):]
-        named = task.rsplit("Source: ", 1)[1]
-        source = "reference" if named.startswith("the Reference above") else int(
-            named.split("context [", 1)[1].split("]", 1)[0])
-        listed = task.rsplit("Statements:\n", 1)[1].split("\n\nSource:", 1)[0].splitlines()
-        names = [line.split(". ", 1)[1] for line in listed if line.strip()]
+        source, names = noise_source_and_statements(req)
         return verdicts(*[SUPPORT[source].get(n, 0) for n in names])
 
     return {"statements": stmts, "noise_verdicts": judge_source}
