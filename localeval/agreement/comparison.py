@@ -18,7 +18,6 @@ from localeval.agreement.alignment import Alignment, align
 from localeval.agreement.resultset import ResultSet
 from localeval.agreement.scatter import scatter_svg
 from localeval.agreement.statistics import (
-    CI_BCA,
     CI_PERCENTILE,
     STAT_LABELS,
     Stat,
@@ -102,7 +101,7 @@ class Comparison:
             "b": {"name": self.b_name, "source": self.b_source, "signature": self.b_signature},
             "alignment": self.alignment.to_dict(),
             "threshold": self.threshold, "n_boot": self.n_boot, "seed": self.seed,
-            "ci_methods": {"mad": CI_BCA, "bias": CI_BCA, "others": CI_PERCENTILE},
+            "ci_method": CI_PERCENTILE,
             "metrics": {m.label: m.to_dict(values) for m in self.metrics},
             "metrics_only_in_a": self.only_in_a, "metrics_only_in_b": self.only_in_b,
         }
@@ -116,8 +115,7 @@ class Comparison:
                  f"{len(al.only_a)} only in A, "
                  f"{len(al.only_b)} only in B" + (f" ({al.note})" if al.note else ""),
                  f"verdicts: pass when score >= {self.threshold:g}; 95% CIs from "
-                 f"{self.n_boot} paired bootstrap resamples (seed {self.seed}): MAD and bias "
-                 "BCa (scipy), the rest percentile (numpy)"]
+                 f"{self.n_boot} paired bootstrap resamples (seed {self.seed}), percentile"]
         if self.only_in_a:
             notes.append("metrics only in A: " + ", ".join(self.only_in_a))
         if self.only_in_b:

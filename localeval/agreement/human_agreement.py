@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from localeval.agreement.statistics import CI_PERCENTILE, Stat, percentile_ci
+from localeval.agreement.statistics import CI_PERCENTILE, Stat
+from localeval.stats import Resamples, percentile_interval
 
 __all__ = ["HumanAgreement", "pairwise_accuracy"]
 
@@ -72,6 +73,6 @@ def pairwise_accuracy(judge: list[float], human: list[float], groups: list[str],
     point = float(cr.sum() / ct.sum())
     if n_boot == 0 or len(cr) < 2:
         return Stat(point, reason=None if n_boot == 0 else "one group: no CI"), total
-    idx = np.random.default_rng(seed).integers(0, len(cr), size=(n_boot, len(cr)))
-    ci, dropped, why = percentile_ci(cr[idx].sum(1) / ct[idx].sum(1), n_boot)
+    boot = Resamples(len(cr), n_boot, seed).apply(lambda i: cr[i].sum(1) / ct[i].sum(1))
+    ci, dropped, why = percentile_interval(boot)
     return Stat(point, ci, why, CI_PERCENTILE + ", resampling groups", dropped), total

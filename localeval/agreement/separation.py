@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from localeval.agreement.statistics import Stat, bca_ci
+from localeval.agreement.statistics import CI_PERCENTILE, Stat
+from localeval.stats import Resamples, percentile_interval
 
 __all__ = ["verdict_label", "GroupStats", "Separation", "measure_separation"]
 
@@ -71,9 +72,9 @@ def _group(values: list[float], unscored: int, n_boot: int, seed: int) -> GroupS
     elif np.ptp(x) == 0:
         mean = Stat(float(x[0]), (float(x[0]), float(x[0])), None, "exact (constant)")
     else:
-        ci, method = bca_ci((x,), lambda s, axis=-1: np.mean(s, axis=axis), n_boot, seed,
-                          paired=False)
-        mean = Stat(float(x.mean()), ci, None, method)
+        ci, dropped, why = percentile_interval(
+            Resamples(len(x), n_boot, seed).apply(lambda i: x[i].mean(axis=1)))
+        mean = Stat(float(x.mean()), ci, why, CI_PERCENTILE, dropped)
     return GroupStats(len(x), unscored, mean, counts)
 
 
@@ -104,8 +105,10 @@ def measure_separation(metric: str, pos: list[float], neg: list[float], un_pos: 
         elif np.ptp(np.r_[p, q]) == 0:
             auc = Stat(point, (point, point), None, "exact (every score equal)")
         else:
-            # Stratified: positives and negatives resampled separately (paired=False),
-            # so every resample keeps both classes and the AUC stays defined.
-            ci, method = bca_ci((p, q), _auc_stat, n_boot, seed, paired=False)
-            auc = Stat(point, ci, None, method + ", stratified by label")
+            # Stratified: positives and negatives resampled separately, so every
+            # resample keeps both classes and the AUC stays defined.
+            ip = Resamples(len(p), n_boot, seed).indices()
+            iq = Resamples(len(q), n_boot, seed + 1).indices()
+            ci, dropped, why = percentile_interval(_auc_stat(p[ip], q[iq]))
+            auc = Stat(point, ci, why, CI_PERCENTILE + ", stratified by label", dropped)
     return Separation(metric, gp, gn, auc)

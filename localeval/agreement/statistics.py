@@ -6,20 +6,14 @@ difference, bias (mean of B - A), Cohen's kappa on pass/fail verdicts at a
 threshold and quadratic-weighted kappa on rating scales (sklearn.metrics),
 and the confusion matrix. Used by compare and validate alike.
 
-Two bootstrap methods, on purpose:
-
-* statistics that are defined on every resample (mean absolute difference,
-  bias) use ``scipy.stats.bootstrap`` with paired resampling and BCa
-  intervals, which correct for bias and skew (:func:`bca_ci`);
-* statistics that can be undefined on a resample (a correlation or a kappa
-  when a resample happens to be constant, common with 0/0.5/1 judge scores)
-  use a seeded numpy percentile bootstrap over the same paired indices. scipy's
-  bootstrap cannot skip undefined resamples (BCa turns one NaN into a NaN
-  interval), so these resamples are dropped and counted instead
-  (:func:`percentile_ci`).
+One bootstrap method (:mod:`localeval.stats`): a seeded percentile bootstrap
+over paired indices, the same for every statistic. A statistic that can be
+undefined on a resample (a correlation or a kappa when a resample happens to
+be constant, common with 0/0.5/1 judge scores) has those resamples dropped
+and counted instead of turning the interval into NaN.
 
 Point estimates always come from scipy/sklearn; the resample loops use
-vectorised equivalents (``resampling``, tested equal to the library functions).
+vectorised equivalents (``localeval.stats``, tested equal to the library functions).
 """
 
 from __future__ import annotations
@@ -32,11 +26,12 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from localeval.agreement.resampling import (
+from localeval.stats import (
     Resamples,
     kappa_rows,
     kendall_rows,
     pearson_rows,
+    percentile_interval,
     spearman_rows,
 )
 
@@ -45,14 +40,10 @@ __all__ = [
     "paired_stats",
     "rating_levels",
     "metric_seed",
-    "percentile_ci",
-    "bca_ci",
     "STAT_LABELS",
-    "CI_BCA",
     "CI_PERCENTILE",
 ]
 
-CI_BCA = "BCa bootstrap (scipy.stats.bootstrap)"
 CI_PERCENTILE = "percentile bootstrap (numpy, seeded; undefined resamples dropped)"
 
 #: Statistics in display order, with the plain names pages and tables show.
@@ -134,34 +125,6 @@ def metric_seed(seed: int, metric: str) -> int:
     return (seed * 1_000_003 + zlib.crc32(metric.encode("utf-8"))) % 2**32
 
 
-def percentile_ci(boot: np.ndarray,
-                  n_boot: int) -> tuple[tuple[float, float] | None, int, str | None]:
-    """Percentile 95% CI over the defined resamples: (ci or None, dropped, reason)."""
-    ok = boot[np.isfinite(boot)]
-    dropped = int(boot.size - ok.size)
-    if ok.size < max(2, n_boot // 2):
-        return None, dropped, f"undefined in {dropped} of {boot.size} resamples; no CI"
-    lo, hi = np.percentile(ok, [2.5, 97.5])
-    return (float(lo), float(hi)), dropped, None
-
-
-def bca_ci(data: tuple[np.ndarray, ...], stat: Callable[..., Any], n_boot: int, seed: int,
-           paired: bool) -> tuple[tuple[float, float], str]:
-    """scipy BCa interval; percentile from the same resamples when BCa is degenerate."""
-    from scipy.stats import bootstrap
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # DegenerateDataWarning: handled below
-        res = bootstrap(data, stat, n_resamples=n_boot, paired=paired, vectorized=True,
-                        method="BCa", random_state=np.random.default_rng(seed))
-    lo, hi = float(res.confidence_interval.low), float(res.confidence_interval.high)
-    if math.isfinite(lo) and math.isfinite(hi):
-        return (lo, hi), CI_BCA
-    dist = res.bootstrap_distribution
-    lo, hi = np.percentile(dist[np.isfinite(dist)], [2.5, 97.5])
-    return (float(lo), float(hi)), "percentile bootstrap (scipy.stats.bootstrap; BCa degenerate)"
-
-
 def _mad_stat(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
     return np.mean(np.abs(y - x), axis=axis)
 
@@ -197,7 +160,7 @@ def paired_stats(x: Sequence[float], y: Sequence[float], *, threshold: float | N
     def resampled(point: float, fn: Callable[[np.ndarray], np.ndarray]) -> Stat:
         if boot is None:
             return Stat(point, reason=None if n_boot == 0 else f"n={n}: too few for a CI")
-        ci, dropped, why = percentile_ci(boot.apply(fn), n_boot)
+        ci, dropped, why = percentile_interval(boot.apply(fn))
         return Stat(point, ci, why, CI_PERCENTILE, dropped)
 
     # correlations
@@ -217,7 +180,7 @@ def paired_stats(x: Sequence[float], y: Sequence[float], *, threshold: float | N
         else:
             out[name] = resampled(float(fn_point()), fn_rows)
 
-    # differences: always defined -> scipy BCa
+    # differences: always defined
     for name, fn in (("mad", _mad_stat), ("bias", _bias_stat)):
         if name not in which:
             continue
@@ -227,8 +190,7 @@ def paired_stats(x: Sequence[float], y: Sequence[float], *, threshold: float | N
         elif np.ptp(np.abs(y - x) if name == "mad" else y - x) == 0:
             out[name] = Stat(point, (point, point), None, "exact (every pair differs equally)")
         else:
-            ci, method = bca_ci((x, y), fn, n_boot, seed, paired=True)
-            out[name] = Stat(point, ci, None, method)
+            out[name] = resampled(point, lambda i, fn=fn: fn(x[i], y[i]))
 
     # verdicts at the threshold
     if threshold is not None:

@@ -15,7 +15,6 @@ _WHERE = {
     "check_each": ".sample_gates",
     "MAX_PAGE_TEXT": ".clip",
     "MAX_TEXT_CHARS": ".clip",
-    "bootstrap_means": ".summary",
     "check_gates": ".gates",
     "csp_hash": ".html",
     "code_span": ".markdown",

@@ -13,91 +13,10 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from localeval.stats import bootstrap_ci, bootstrap_cis
 from localeval.types import Score
 
-__all__ = ["summarize_metric", "summarize_metrics", "bootstrap_ci", "bootstrap_cis",
-           "bootstrap_means", "signature", "signature_line"]
-
-#: Resample indices are drawn in blocks of about this many (8 MB as int64), so memory
-#: stays flat however many rows a run has (100k rows x 2000 resamples is 200M indices).
-BLOCK = 1 << 20
-
-
-def bootstrap_means(columns: np.ndarray, *, n_resamples: int = 2000, seed: int = 0) -> np.ndarray:
-    """The mean of each of ``n_resamples`` bootstrap resamples of each row of ``columns``.
-
-    ``columns`` is (m, n); the result is (m, n_resamples). The draws are exactly
-    those of ``scipy.stats.bootstrap(..., vectorized=True, rng=default_rng(seed))``:
-    one (n_resamples, n) array of ``integers(0, n)``, here drawn in blocks (a
-    Generator's stream does not depend on how the draws are split). Every row
-    gets the same indices, as it would with its own generator of that seed, so
-    metrics scored on the same samples share one draw. Hand-written because
-    scipy draws all indices at once (1.6 GB at 100k rows) and resamples one
-    metric at a time.
-    """
-    x = np.asarray(columns, dtype=float)
-    m, n = x.shape
-    rng = np.random.default_rng(seed)
-    out = np.empty((m, n_resamples))
-    rows = max(1, BLOCK // max(1, n))
-    for k in range(0, n_resamples, rows):
-        b = min(rows, n_resamples - k)
-        idx = rng.integers(0, n, (b, n))
-        for r in range(m):
-            # one row at a time: x[:, idx] is a slow strided gather, and its mean
-            # would sum in another order than scipy's (last bits differ)
-            out[r, k:k + b] = x[r][idx].mean(axis=-1)
-    return out
-
-
-def _quantile(sorted_row: np.ndarray, p: float) -> float:
-    """Hyndman-Fan type 7 ("linear", numpy's and scipy.stats.quantile's default),
-    written as scipy 1.15+ writes it, (1 - g) * y[j] + g * y[j + 1], so the CI
-    matches scipy's to the last bit rather than to the last ulp."""
-    n = sorted_row.size
-    jg = p * n + (1 - p)
-    j = int(jg // 1) - 1
-    g = jg % 1
-    if j < 0:
-        j, g = 0, 0.0
-    lo, hi = min(max(j, 0), n - 1), min(max(j + 1, 0), n - 1)
-    return float((1 - g) * sorted_row[lo] + g * sorted_row[hi])
-
-
-def bootstrap_cis(columns: Sequence[Sequence[float]], *, n_resamples: int = 2000, seed: int = 0,
-                  level: float = 0.95) -> list[list[float] | None]:
-    """Percentile bootstrap CIs of the mean of several columns, vectorised with numpy.
-
-    Same estimator and seed semantics as ``scipy.stats.bootstrap(method="percentile")``
-    with ``default_rng(seed)`` per column (the bootstrap distribution is identical;
-    tests/unit/test_report_scale.py checks it). Columns of equal length are
-    resampled together with one draw. None for fewer than two values; a
-    constant column gives a zero-width interval (no resampling needed).
-    """
-    out: list[list[float] | None] = [None] * len(columns)
-    by_n: dict[int, list[int]] = {}
-    arrays = [np.asarray(c, dtype=float) for c in columns]
-    for i, x in enumerate(arrays):
-        if x.size < 2:
-            continue
-        if np.all(x == x[0]):
-            out[i] = [float(x[0]), float(x[0])]
-        else:
-            by_n.setdefault(x.size, []).append(i)
-    alpha = (1 - level) / 2
-    for group in by_n.values():
-        means = bootstrap_means(np.stack([arrays[i] for i in group]),
-                                n_resamples=n_resamples, seed=seed)
-        means.sort(axis=-1)
-        for i, row in zip(group, means):
-            out[i] = [_quantile(row, alpha), _quantile(row, 1 - alpha)]
-    return out
-
-
-def bootstrap_ci(values: Sequence[float], *, n_resamples: int = 2000, seed: int = 0,
-                 level: float = 0.95) -> list[float] | None:
-    """Percentile bootstrap CI of the mean of one column (see ``bootstrap_cis``)."""
-    return bootstrap_cis([values], n_resamples=n_resamples, seed=seed, level=level)[0]
+__all__ = ["summarize_metric", "summarize_metrics", "signature", "signature_line"]
 
 
 def summarize_metrics(columns: Mapping[str, Sequence[Score]], *,

@@ -7,7 +7,7 @@ be appended beside it with another ``kind`` and the same fields, and every
 page and table shows it without a second code path.
 
 The interval is the run report's percentile bootstrap
-(``report.bootstrap_means``: the draws of ``scipy.stats.bootstrap`` with
+(``localeval.stats``: the draws of ``scipy.stats.bootstrap`` with
 ``default_rng(seed)``) over the per-sample differences ``new - base``:
 resampling those differences is resampling the pairs, so it equals
 ``scipy.stats.bootstrap((base, new), paired=True, method="percentile")``
@@ -63,7 +63,7 @@ class Estimate:
 def paired_difference(base: Sequence[float], new: Sequence[float], *, kind: str = "judge",
                       n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> Estimate:
     """Mean of ``new - base`` over paired samples, with a percentile bootstrap 95% interval."""
-    from localeval.report import bootstrap_means
+    from localeval.stats import bootstrap_means, percentile_interval
 
     d = np.asarray(new, dtype=float) - np.asarray(base, dtype=float)
     n = int(d.size)
@@ -75,10 +75,9 @@ def paired_difference(base: Sequence[float], new: Sequence[float], *, kind: str 
     if np.all(d == d[0]):  # every resample gives the same mean: no draw needed
         return Estimate(kind, point, (point, point), n, p=1.0 if point == 0 else 0.0)
     boot = bootstrap_means(d[None, :], n_resamples=n_resamples, seed=seed)[0]
-    alpha = (1 - LEVEL) / 2
-    lo, hi = np.quantile(boot, [alpha, 1 - alpha])  # "linear", as scipy's percentile CI
+    ci, _, _ = percentile_interval(boot, level=LEVEL)  # every resample mean is defined
     p = min(1.0, 2 * min(float(np.mean(boot <= 0)), float(np.mean(boot >= 0))))
-    return Estimate(kind, point, (float(lo), float(hi)), n, p=p)
+    return Estimate(kind, point, ci, n, p=p)
 
 
 def holm(ps: Sequence[float | None]) -> list[float | None]:

@@ -27,8 +27,9 @@ from localeval.report.markdown import (
     summary_table,
     write_markdown_report,
 )
-from localeval.report.summary import bootstrap_ci, bootstrap_cis, bootstrap_means, summarize_metrics
+from localeval.report.summary import summarize_metrics
 from localeval.report.view import MAX_SAMPLES, WORST_K, build_view, pick_samples
+from localeval.stats import bootstrap_ci, bootstrap_cis, bootstrap_means
 from localeval.testing.metric_util import TableEmbedder, run
 from localeval.types import Sample, Score
 
@@ -137,7 +138,9 @@ def test_bootstrap_blocks_and_shared_draws(monkeypatch):
     # columns of equal length resampled together give what each gives alone
     assert bootstrap_cis([a, b, c]) == alone
     # drawing the indices in small blocks does not change the stream
-    monkeypatch.setattr(summary_mod, "BLOCK", 7 * 300)
+    import localeval.stats.resampling as resampling_mod
+
+    monkeypatch.setattr(resampling_mod, "BLOCK", 7 * 300)
     assert bootstrap_cis([a, b, c]) == alone
     assert bootstrap_cis([[], [0.3], [0.2, 0.2, 0.2]]) == [None, None, [0.2, 0.2]]
 

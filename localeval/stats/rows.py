@@ -1,4 +1,4 @@
-"""Bootstrap resamples and the statistics computed on all of them at once.
+"""Statistics computed on all bootstrap resamples at once.
 
 A bootstrap CI needs each statistic on ~2000 resamples. Calling scipy or
 sklearn 2000 times per metric is slow, so each statistic here takes a
@@ -11,34 +11,11 @@ gives NaN.
 
 from __future__ import annotations
 
-from typing import Callable
-
 import numpy as np
 
-__all__ = ["Resamples", "pearson_rows", "spearman_rows", "kendall_rows", "kappa_rows"]
+__all__ = ["pearson_rows", "spearman_rows", "kendall_rows", "kappa_rows"]
 
 _KENDALL_DENSE = 3000  # up to this n, Kendall resamples use an n x n matrix (36 MB)
-
-
-class Resamples:
-    """Paired bootstrap indices (rows of sample positions), made in fixed-size chunks.
-
-    Every statistic replays the same seeded chunks, so all of them see the
-    same resamples, and memory stays bounded (a few MB) however large n is.
-    """
-
-    def __init__(self, n: int, n_boot: int, seed: int) -> None:
-        self.n, self.n_boot, self.seed = n, n_boot, seed
-        self.rows = max(1, min(n_boot, 1_000_000 // max(n, 1)))
-
-    def apply(self, fn: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
-        rng = np.random.default_rng(self.seed)
-        parts, done = [], 0
-        while done < self.n_boot:
-            r = min(self.rows, self.n_boot - done)
-            parts.append(np.asarray(fn(rng.integers(0, self.n, size=(r, self.n))), dtype=float))
-            done += r
-        return np.concatenate(parts)
 
 
 def _const_rows(X: np.ndarray) -> np.ndarray:
