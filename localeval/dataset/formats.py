@@ -153,7 +153,9 @@ def _read_jsonl_file(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             if not line or line.isspace():  # no strip(): that would copy a long line
                 continue
             seen = True
-            yield n, _jsonl_record(line, n, src, False)
+            record = _jsonl_record(line, n, src, False)
+            del line  # not kept alive by this frame while the caller uses the record
+            yield n, record
     if not seen:
         raise DataError("file is empty", file=src)
 
