@@ -20,19 +20,7 @@ class HashProgress:
         self.enabled = (sys.stderr.isatty() if enabled is None else enabled) and total > 0
         self._bar: Any = None
         if self.enabled:
-            from rich.console import Console
-            from rich.progress import (
-                BarColumn,
-                DownloadColumn,
-                Progress,
-                TextColumn,
-                TimeRemainingColumn,
-                TransferSpeedColumn,
-            )
-
-            self._bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
-                                 DownloadColumn(), TransferSpeedColumn(), TimeRemainingColumn(),
-                                 console=Console(stderr=True), transient=True)
+            self._bar = _bytes_bar(transient=True)
             self._bar.start()
             self._task = self._bar.add_task(description, total=total)
 
@@ -59,19 +47,7 @@ class DownloadProgress:
         if not enabled:
             return
         try:
-            from rich.console import Console
-            from rich.progress import (
-                BarColumn,
-                DownloadColumn,
-                Progress,
-                TextColumn,
-                TimeRemainingColumn,
-                TransferSpeedColumn,
-            )
-
-            self._rich = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
-                                  DownloadColumn(), TransferSpeedColumn(), TimeRemainingColumn(),
-                                  console=Console(stderr=True))
+            self._rich = _bytes_bar(transient=False)
             self._rich.start()
             self._task = self._rich.add_task(name, total=total, completed=done)
             return
@@ -96,3 +72,20 @@ class DownloadProgress:
             self._rich.stop()
         elif self._tqdm is not None:
             self._tqdm.close()
+
+
+def _bytes_bar(*, transient: bool) -> Any:
+    """A rich bar counting bytes (size, speed, time left) on stderr; ImportError without rich."""
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        DownloadColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+        TransferSpeedColumn,
+    )
+
+    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), DownloadColumn(),
+                    TransferSpeedColumn(), TimeRemainingColumn(), console=Console(stderr=True),
+                    transient=transient)
