@@ -1,8 +1,8 @@
 """Peak memory of ``localeval run`` at scale: many retrieval-only rows, or one very long line.
 
-Generates the data in a temporary folder, runs the CLI in a child process (no
-models: retrieval metrics and a text metric need none) and reports the
-child's peak resident set size (``resource.getrusage(RUSAGE_CHILDREN)``)
+Generates the data in a temporary folder (in a child process of its own), runs
+the CLI in another child process (no models: retrieval metrics and a text metric
+need none) and reports that child's peak resident set size (``os.wait4``)
 against the data file's size. The figures in docs/performance.md ("Memory at
 scale") come from:
 
@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -54,17 +53,24 @@ def write_long_line(path: Path, mb: int) -> None:
 
 
 def run(data: Path, metrics: str, out: Path) -> tuple[int, float, float]:
-    """(exit code, wall seconds, peak RSS in MiB) of ``localeval run`` on ``data``."""
+    """(exit code, wall seconds, peak RSS in MiB) of ``localeval run`` on ``data``.
+
+    The peak is this child's own (``os.wait4``), not ``RUSAGE_CHILDREN``'s maximum
+    over every child waited for, which would include the data-writing child.
+    """
     env = {**os.environ, "LOCALEVAL_JUDGE_CHECK": "0"}
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "localeval.cli", "run", str(data), "-m", metrics,
-                           "-o", str(out), "--no-cache", "--quiet"], env=env,
-                          capture_output=True, text=True)
-    took = time.perf_counter() - t0
-    if proc.returncode != 0:
-        sys.stderr.write(proc.stderr)
-    peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB on Linux
-    return proc.returncode, took, peak_kib / 1024
+    with tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen([sys.executable, "-m", "localeval.cli", "run", str(data), "-m",
+                                 metrics, "-o", str(out), "--no-cache", "--quiet"], env=env,
+                                stdout=subprocess.DEVNULL, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = code = os.waitstatus_to_exitcode(status)
+        took = time.perf_counter() - t0
+        if code != 0:
+            err.seek(0)
+            sys.stderr.write(err.read().decode("utf-8", "replace"))
+    return code, took, usage.ru_maxrss / 1024  # KiB on Linux
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -72,15 +78,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("case", choices=["rows", "long-line"])
     ap.add_argument("--rows", type=int, default=100_000)
     ap.add_argument("--mb", type=int, default=50)
+    ap.add_argument("--write", metavar="FILE", help=argparse.SUPPRESS)  # the data-writing child
     args = ap.parse_args(argv)
+    if args.write:
+        if args.case == "rows":
+            write_rows(Path(args.write), args.rows)
+        else:
+            write_long_line(Path(args.write), args.mb)
+        return 0
     with tempfile.TemporaryDirectory(prefix="localeval-bench-memory-") as tmp:
         data = Path(tmp) / "data.jsonl"
-        if args.case == "rows":
-            write_rows(data, args.rows)
-            metrics = "mrr,ndcg@10"
-        else:
-            write_long_line(data, args.mb)
-            metrics = "mrr"
+        # The data is written by a child process: a child started by vfork (what
+        # subprocess uses) inherits its parent's peak RSS through exec, so a parent that
+        # built a 200 MB line itself made every later child report that peak.
+        subprocess.run([sys.executable, __file__, "--write", str(data), args.case,
+                        "--rows", str(args.rows), "--mb", str(args.mb)], check=True)
+        metrics = "mrr,ndcg@10" if args.case == "rows" else "mrr"
         size = data.stat().st_size / 2**20
         code, took, peak = run(data, metrics, Path(tmp) / "out")
     what = f"{args.rows} rows" if args.case == "rows" else f"one {args.mb} MB line"

@@ -139,7 +139,11 @@ def _read_jsonl_file(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     except OSError as e:
         raise DataError(f"cannot read: {os_reason(e)}", file=src) from None
     with f:
-        for n, raw in enumerate(f, 1):  # binary lines end at b"\n" only, as JSONL's do
+        n = 0
+        # binary lines end at b"\n" only, as JSONL's do; no enumerate(): its reused result
+        # tuple would keep the last line's bytes alive while the line is parsed
+        for raw in f:
+            n += 1
             try:
                 line = raw.decode("utf-8-sig" if n == 1 else "utf-8")
             except UnicodeDecodeError as e:
