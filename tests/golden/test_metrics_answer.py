@@ -341,7 +341,7 @@ def test_fbeta_edges():
 
 
 def test_answer_correctness_chinese_seed_004():
-    """Seed 004: ground truth 爱因斯坦于1879年出生在德国, low-correctness answer says Spain."""
+    """The Chinese answer-correctness article's case: ground truth 爱因斯坦于1879年出生在德国, low-correctness answer says Spain."""
     s = Sample(id="zh", question="爱因斯坦出生在哪里？", answer="爱因斯坦于1879年出生在西班牙。",
                reference="爱因斯坦于1879年出生在德国。")
     script = {

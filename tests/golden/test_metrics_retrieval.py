@@ -53,7 +53,7 @@ def test_dcg_seed_table(k, expected):
 
 
 def test_ndcg_exponential_seed_value():
-    # Seed 001's numpy code: (2**rel - 1) / log2(i + 1), IDCG from the sorted grades.
+    # The Japanese RAG-metrics article's numpy code: (2**rel - 1) / log2(i + 1), IDCG from the sorted grades.
     value = _one("ndcg@3:gain=exponential").score(_graded([3, 2, 3, 0, 1])).value
     assert value == pytest.approx(0.9594535145926796, rel=1e-12)
     assert round(value, 5) == 0.95945

@@ -231,7 +231,7 @@ def test_weighted_bleu_reduces_to_sacrebleu_for_uniform_weights():
 
 
 def test_bleu_custom_weights_by_hand():
-    # Seed 001's example with 2-gram weights. Hyp "the cat is on the mat" (6
+    # The Japanese RAG-metrics article's example with 2-gram weights. Hyp "the cat is on the mat" (6
     # tokens) vs "there is a cat on the mat" (7): unigram matches 5/6, bigram
     # ("on the", "the mat") 2/5, brevity penalty exp(1 - 7/6).
     s = Sample(id="1", reference="there is a cat on the mat", answer="the cat is on the mat")

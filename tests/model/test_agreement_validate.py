@@ -23,7 +23,7 @@ from localeval.errors import DataError
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# Seed 002 (MIRACL-ja, RAGAS nv context relevance, 100 positive + 100 negative cases):
+# The judge-validation experiment (MIRACL-ja, RAGAS nv context relevance, 100 positive + 100 negative cases):
 # OK / Partial / NG rates per group and the printed mean. The RAGAS score is the mean of
 # two 0/1/2 ratings / 2, so Partial scores are 0.25, 0.5 or 0.75; the article does not
 # give their mix, only the mean, so each mix below is one that reproduces the printed
