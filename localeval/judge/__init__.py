@@ -12,18 +12,6 @@ every metric does) loads neither numpy-heavy judge code nor llama_cpp.
 
 from __future__ import annotations
 
-import os
-
-# llama.cpp's CPU backend syncs its OpenMP (libgomp) threads several times per
-# token. libgomp's idle threads spin 300,000 times before sleeping: 3x faster
-# than sleeping at once when the process has the cores to itself, but 60x and
-# worse slower when other processes want them (a spinning thread holds the core
-# the working one needs). A short spin keeps the first and avoids the second
-# (scripts/bench_openmp.py; docs/judge.md). libgomp reads this when it is
-# loaded, i.e. at `import llama_cpp`, which localeval does only when a judge is
-# built; a user's setting wins. Worker processes wait passively (run/workers.py).
-os.environ.setdefault("GOMP_SPINCOUNT", "3000")
-
 from localeval.lazy import lazy_face
 
 _WHERE = {

@@ -25,7 +25,21 @@ Everything the model produces is decoded strictly as UTF-8, parsed with
 
 from __future__ import annotations
 
+import os
+
 from localeval.lazy import lazy_face
+
+# llama.cpp's CPU backend syncs its OpenMP (libgomp) threads several times per
+# token. libgomp's idle threads spin 300,000 times before sleeping: 3x faster
+# than sleeping at once when the process has the cores to itself, but 60x and
+# worse slower when other processes want them (a spinning thread holds the core
+# the working one needs). A short spin keeps the first and avoids the second
+# (scripts/bench_openmp.py; docs/judge.md). libgomp reads this when it is loaded,
+# at `import llama_cpp`, which only this package does; set here (not in the judge
+# protocol's face, which every metric imports) so that a process that never builds
+# an in-process judge keeps its environment as it was. A user's setting wins.
+# Worker processes wait passively (run/workers.py).
+os.environ.setdefault("GOMP_SPINCOUNT", "3000")
 
 _WHERE = {
     "LlamaJudge": ".judge",
