@@ -22,7 +22,8 @@ from typing import Any
 from localeval.agreement import ID_COLUMNS, ResultSet, canonical_metric_name, load_result_set, read_table, row_id
 from localeval.errors import DataError, UsageError
 from localeval.estimate.draw import parse_draw
-from localeval.estimate.sheet import DRAW_COLUMN, LABEL_PREFIX, PROB_COLUMN, unquote
+from localeval.estimate.sheet import DRAW_COLUMN, LABEL_PREFIX, PROB_COLUMN
+from localeval.results import unquote_cell
 
 __all__ = ["LabelSet", "read_labels"]
 
@@ -63,7 +64,7 @@ def _label_columns(cols: list[str], metric: str | None) -> dict[str, str]:
 
 
 def _value(v: Any, src: str, n: int, col: str, scale: tuple[float, float] | None) -> float | None:
-    v = unquote(v)
+    v = unquote_cell(v)
     if v is None or (isinstance(v, str) and not v.strip()):
         return None
     try:
@@ -116,13 +117,13 @@ def _from_table(rows: list[tuple[int, dict[str, Any]]], src: str, cols: list[str
     lab = LabelSet(src, columns=dict(wanted), values={m: {} for m in wanted})
     questions: dict[str, str] = {}
     for n, r in rows:
-        sid = row_id(unquote(r.get(id_col)), src, n, id_col, "row")
+        sid = row_id(unquote_cell(r.get(id_col)), src, n, id_col, "row")
         if sid in lab.rows:
             raise DataError(f"duplicate id {sid!r} (first at row {lab.rows[sid]})", file=src,
                             row=n, column=id_col, unit="row")
         lab.rows[sid] = n
         if isinstance(r.get("question"), str) and r["question"].strip():
-            questions[sid] = unquote(r["question"])
+            questions[sid] = unquote_cell(r["question"])
         for m, c in wanted.items():
             f = _value(r.get(c), src, n, c, scale)
             if f is not None:

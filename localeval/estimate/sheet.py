@@ -5,8 +5,9 @@ per drawn sample: id, question, contexts, answer, reference, then per metric
 the judge's score, its working and an empty ``label_<metric>`` column, then
 the row's inclusion probability and the draw's name. Cells a spreadsheet
 would run as a formula (starting with = + - @, tab or carriage return) get a
-leading apostrophe (OWASP's CSV-injection advice); :func:`unquote` removes it
-when the filled sheet is read back. A sidecar ``<sheet>.draw.json`` records
+leading apostrophe (OWASP's CSV-injection advice; ``results.spreadsheet_cell``, as
+in results.csv); ``results.unquote_cell`` removes it when the filled sheet is read
+back. A sidecar ``<sheet>.draw.json`` records
 the whole draw (every row's inclusion probability, the seed).
 """
 
@@ -20,27 +21,14 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from localeval.estimate.draw import Draw
+from localeval.results import spreadsheet_cell
 
-__all__ = ["sheet_rows", "write_sheet", "unquote", "LABEL_PREFIX", "PROB_COLUMN", "DRAW_COLUMN"]
+__all__ = ["sheet_rows", "write_sheet", "LABEL_PREFIX", "PROB_COLUMN", "DRAW_COLUMN"]
 
 LABEL_PREFIX = "label_"
 PROB_COLUMN = "inclusion_probability"
 DRAW_COLUMN = "draw"
-_FORMULA = ("=", "+", "-", "@", "\t", "\r")
 _CONTEXT_SEP = "\n\n----\n\n"
-
-
-def _safe(value: Any) -> str:
-    """A cell's text, with an apostrophe before anything a spreadsheet would evaluate."""
-    text = "" if value is None else str(value)
-    return "'" + text if text.startswith(_FORMULA) else text
-
-
-def unquote(text: Any) -> Any:
-    """Undo :func:`_safe` on a cell read back from a filled sheet."""
-    if isinstance(text, str) and text.startswith("'") and text[1:2] in _FORMULA and text[1:]:
-        return text[1:]
-    return text
 
 
 def sheet_rows(draw: Draw, metrics: Sequence[str], samples: dict[str, Any],
@@ -63,7 +51,7 @@ def sheet_rows(draw: Draw, metrics: Sequence[str], samples: dict[str, Any],
                     json.dumps(work, ensure_ascii=False) if work else ""]
         row += [""] * len(metrics)
         row += [repr(float(draw.prob[draw.ids.index(sid)])), draw.name]
-        rows.append([_safe(c) for c in row])
+        rows.append([spreadsheet_cell(c) for c in row])  # every cell is text here
     return header, rows
 
 

@@ -24,6 +24,7 @@ _WHERE = {
     "read_run": ".reader",
     "sample_record": ".writer",
     "spreadsheet_cell": ".table",
+    "unquote_cell": ".table",
     "whole_lines": ".files",
     "write_results_csv": ".table",
 }

@@ -24,7 +24,7 @@ from typing import Any, Iterable, Mapping
 
 from localeval.results.files import atomic_file
 
-__all__ = ["CSV_FILE", "write_results_csv", "spreadsheet_cell"]
+__all__ = ["CSV_FILE", "write_results_csv", "spreadsheet_cell", "unquote_cell"]
 
 #: The table's file name in a run folder.
 CSV_FILE = "results.csv"
@@ -42,6 +42,13 @@ def spreadsheet_cell(value: Any) -> Any:
         return value
     text = "" if value is None else str(value)
     return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+def unquote_cell(text: Any) -> Any:
+    """Undo :func:`spreadsheet_cell` on a cell read back from a sheet a person filled in."""
+    if isinstance(text, str) and text.startswith("'") and text[1:2] in _FORMULA_START and text[1:]:
+        return text[1:]
+    return text
 
 
 def write_results_csv(path: str | os.PathLike[str],
