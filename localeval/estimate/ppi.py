@@ -30,8 +30,8 @@ import numpy as np
 from scipy import stats
 
 __all__ = ["Estimate", "Moments", "moments", "ppi_from_moments", "crossfit_from_moments",
-           "labels_only", "corrected_mean", "SMALL_SAMPLE",
-           "active_mean", "paired_difference", "judge_only", "labels_worth", "z_value"]
+           "labels_only", "corrected_mean", "SMALL_SAMPLE", "prior_rows",
+           "active_mean", "small_sample_df", "paired_difference", "judge_only", "labels_worth", "z_value"]
 
 ArrayLike = Any
 
@@ -55,6 +55,8 @@ class Estimate:
     lam: float | None = None
     #: degrees of freedom of a Student-t interval (None: the normal interval)
     df: int | None = None
+    #: the interval's centre where it is not the mean (Agresti-Coull's shifted proportion)
+    center: float | None = None
 
     @property
     def half_width(self) -> float:
@@ -64,11 +66,11 @@ class Estimate:
 
     @property
     def low(self) -> float:
-        return self.mean - self.half_width
+        return (self.mean if self.center is None else self.center) - self.half_width
 
     @property
     def high(self) -> float:
-        return self.mean + self.half_width
+        return (self.mean if self.center is None else self.center) + self.half_width
 
     def to_dict(self) -> dict[str, Any]:
         out = {"mean": self.mean, "low": self.low, "high": self.high, "se": self.se, "n": self.n}
@@ -135,7 +137,21 @@ def ppi_from_moments(m: Moments, *, lam: Any = None, level: float = 0.95
     return point, np.sqrt(var), lam_arr
 
 
-def crossfit_from_moments(a: Moments, b: Moments) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def prior_rows(level: float = 0.95) -> float:
+    """Pseudo-rows added to a small labelled set's residual variance: z^2 (3.84 at 95%).
+
+    Agresti and Coull ("Approximate is better than 'exact' for interval estimation
+    of binomial proportions", The American Statistician 1998) add z^2 pseudo-
+    observations; Agresti and Min ("Simple improved confidence intervals for
+    comparing matched proportions", Statistics in Medicine 2005) do the same for
+    the difference of paired proportions, which is what the rectifier Y - f of a
+    0/1 judge and 0/1 labels is.
+    """
+    return z_value(level) ** 2
+
+
+def crossfit_from_moments(a: Moments, b: Moments, level: float = 0.95
+                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(point, standard error, mean lam) of the small-sample corrected mean; broadcasts.
 
     The labelled rows are split into two folds ``a`` and ``b`` (their moments;
@@ -148,6 +164,16 @@ def crossfit_from_moments(a: Moments, b: Moments) -> tuple[np.ndarray, np.ndarra
     variance divides by n - 1 and the interval uses Student's t with n - 1
     degrees of freedom (the caller's :class:`Estimate` ``df``). Cross-fitting
     follows Zrnic and Candès, "Cross-prediction-powered inference" (PNAS 2024).
+
+    With few labels and a judge that rarely disagrees with them, the labelled
+    set often holds no disagreement at all and the residual variance reads 0
+    (coverage fell to 46% with 20 labels, a 97.5%-agreeing judge and 100,000
+    rows). So the residual variance gets ``prior_rows`` pseudo-rows in which
+    label and judge are independent with the labelled rows' own variances:
+    (SS + k (var Y + lam^2 var f)) / (n - 1 + k), i.e. the labelled covariance
+    shrunk toward independence by n / (n + k) (for 0/1 labels, a 0/1 judge and
+    lam = 1 at a rate near 1/2, Agresti and Min's half a row in each cell of the
+    2x2 table). The point is not moved: it stays exactly unbiased.
     """
     na, nb = np.asarray(a.n, dtype=float), np.asarray(b.n, dtype=float)
     n, nu = na + nb, np.asarray(a.n_u, dtype=float)
@@ -164,16 +190,28 @@ def crossfit_from_moments(a: Moments, b: Moments) -> tuple[np.ndarray, np.ndarra
     var_ra = np.maximum(a.var_y + lam_a ** 2 * a.var_fl - 2 * lam_a * a.cov_yf, 0.0)
     var_rb = np.maximum(b.var_y + lam_b ** 2 * b.var_fl - 2 * lam_b * b.cov_yf, 0.0)
     mean_r = (na * mean_ra + nb * mean_rb) / n
-    var_r = (na * var_ra + nb * var_rb + na * nb / n * (mean_ra - mean_rb) ** 2) / (n - 1)
     lam = (na * lam_a + nb * lam_b) / n
+    var_y = _pooled(na, nb, a.mean_y, b.mean_y, a.var_y, b.var_y)
+    var_f = _pooled(na, nb, a.mean_fl, b.mean_fl, a.var_fl, b.var_fl)
+    k = prior_rows(level)
+    var_r = (na * var_ra + nb * var_rb + na * nb / n * (mean_ra - mean_rb) ** 2
+             + k * (var_y + lam ** 2 * var_f)) / (n - 1 + k)
     point = lam * a.mean_fu + mean_r
     var = var_r / n + np.where(lam > 0, lam ** 2 * a.var_fu / np.maximum(nu, 1), 0.0)
     return point, np.sqrt(var), lam
 
 
+def _pooled(na: Any, nb: Any, mean_a: Any, mean_b: Any, var_a: Any, var_b: Any) -> Any:
+    """The variance (ddof 0) of two folds taken together."""
+    n = na + nb
+    return (na * np.asarray(var_a) + nb * np.asarray(var_b)
+            + na * nb / n * (np.asarray(mean_a) - np.asarray(mean_b)) ** 2) / n
+
+
 def _estimate(point: Any, se: Any, lam: Any, n: int, level: float,
-              df: int | None = None) -> Estimate:
-    return Estimate(float(point), float(se), n, level, None if lam is None else float(lam), df)
+              df: int | None = None, center: Any = None) -> Estimate:
+    return Estimate(float(point), float(se), n, level, None if lam is None else float(lam), df,
+                    None if center is None else float(center))
 
 
 def judge_only(judge: ArrayLike, level: float = 0.95) -> Estimate:
@@ -182,10 +220,27 @@ def judge_only(judge: ArrayLike, level: float = 0.95) -> Estimate:
     return _estimate(f.mean(), f.std() / np.sqrt(len(f)), None, len(f), level)
 
 
-def labels_only(labels: ArrayLike, level: float = 0.95) -> Estimate:
-    """The classical mean of the labels (normal interval, as ppi-python's classical_mean_ci)."""
+def labels_only(labels: ArrayLike, level: float = 0.95, *, reference: bool = False) -> Estimate:
+    """The classical mean of the labels.
+
+    From ``SMALL_SAMPLE`` labels on (or with ``reference=True``) the normal
+    interval of ppi-python's ``classical_mean_ci``. Below, that interval covers
+    about 93% (0/1 labels at a rate of 0.6, 20 labels: 92.8%), so 0/1 labels get
+    Agresti and Coull's interval (z^2 pseudo-observations, half of them 1s: the
+    centre moves to (x + z^2/2) / (n + z^2); see :func:`prior_rows`) and graded
+    labels Student's t with n - 1 degrees of freedom; the mean shown is the
+    labels' own mean either way.
+    """
     y = np.asarray(labels, dtype=float)
-    return _estimate(y.mean(), y.std() / np.sqrt(len(y)), None, len(y), level)
+    n = len(y)
+    if reference or n >= SMALL_SAMPLE:
+        return _estimate(y.mean(), y.std() / np.sqrt(n), None, n, level)
+    if np.isin(y, (0.0, 1.0)).all():
+        k = prior_rows(level)
+        centre = (y.sum() + k / 2) / (n + k)
+        return _estimate(y.mean(), np.sqrt(centre * (1 - centre) / (n + k)), None, n, level,
+                         center=centre)
+    return _estimate(y.mean(), y.std(ddof=1) / np.sqrt(n), None, n, level, df=n - 1)
 
 
 def corrected_mean(judge: ArrayLike, labels: ArrayLike, labelled: ArrayLike, *,
@@ -209,8 +264,13 @@ def corrected_mean(judge: ArrayLike, labels: ArrayLike, labelled: ArrayLike, *,
         return _estimate(point, se, lam_, len(idx), level)
     a = moments(f[idx[0::2]], y[0::2], f[rest])
     b = moments(f[idx[1::2]], y[1::2], f[rest])
-    point, se, lam_ = crossfit_from_moments(a, b)
+    point, se, lam_ = crossfit_from_moments(a, b, level)
     return _estimate(point, se, lam_, len(idx), level, df=len(idx) - 1)
+
+
+def small_sample_df(n: Any) -> Any:
+    """Student-t degrees of freedom below ``SMALL_SAMPLE`` labels (None: the normal interval)."""
+    return n - 1 if n < SMALL_SAMPLE else None
 
 
 def active_terms(judge: np.ndarray, labels_full: np.ndarray, drawn: np.ndarray, prob: np.ndarray,
@@ -247,6 +307,8 @@ def active_mean(judge: ArrayLike, labels: ArrayLike, labelled: ArrayLike, prob: 
     """The corrected mean of an active draw; ``prob`` is each row's inclusion probability.
 
     ``lam=0`` gives the labels-only (inverse-probability weighted) mean of the same draw.
+    Below ``SMALL_SAMPLE`` labels the interval uses Student's t with n - 1 degrees
+    of freedom (n labelled rows): the normal one covered 92% with 20 labels.
     """
     f = np.asarray(judge, dtype=float)
     idx = np.asarray(labelled, dtype=int)
@@ -255,7 +317,7 @@ def active_mean(judge: ArrayLike, labels: ArrayLike, labelled: ArrayLike, prob: 
     drawn = np.zeros(len(f), dtype=bool)
     drawn[idx] = True
     point, se, lam_ = active_terms(f, full, drawn, np.asarray(prob, dtype=float), lam)
-    return _estimate(point, se, lam_, len(idx), level)
+    return _estimate(point, se, lam_, len(idx), level, df=small_sample_df(len(idx)))
 
 
 def paired_difference(judge_new: ArrayLike, judge_old: ArrayLike, labels_new: ArrayLike,
@@ -280,11 +342,13 @@ def paired_difference(judge_new: ArrayLike, judge_old: ArrayLike, labels_new: Ar
 
 
 def labels_worth(labels: Estimate, corrected: Estimate) -> float:
-    """How many extra labels the judge's scores were worth: n * (var ratio - 1), at least 0.
+    """How many extra labels the judge's scores were worth: n * (width ratio^2 - 1), at least 0.
 
     The corrected interval is as narrow as labels alone would be with
-    n * se_labels^2 / se_corrected^2 labels (the effective sample size).
+    n * (hw_labels / hw_corrected)^2 labels (the effective sample size); half-widths
+    rather than standard errors, since below ``SMALL_SAMPLE`` the two intervals
+    use different quantiles (Student's t, Agresti-Coull's normal).
     """
-    if corrected.se <= 0:
-        return float("inf") if labels.se > 0 else 0.0
-    return max(0.0, labels.n * (labels.se ** 2 / corrected.se ** 2) - labels.n)
+    if corrected.half_width <= 0:
+        return float("inf") if labels.half_width > 0 else 0.0
+    return max(0.0, labels.n * (labels.half_width ** 2 / corrected.half_width ** 2) - labels.n)

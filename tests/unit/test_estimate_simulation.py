@@ -32,11 +32,28 @@ def _true_mean(graded: bool) -> float:
     return float(np.dot([0, .25, .5, .75, 1], [.1, .15, .2, .25, .3])) if graded else TRUE_P
 
 
-def _judge(rng: np.random.Generator, y: np.ndarray, quality: float) -> np.ndarray:
-    """Binary judge: agrees with the (binarised) label with probability 0.5 + quality / 2."""
+def _judge(rng: np.random.Generator, y: np.ndarray, quality: float,
+           lenient: bool = False) -> np.ndarray:
+    """Binary judge: agrees with the (binarised) label with probability 0.5 + quality / 2.
+
+    ``lenient``: it errs only by saying yes (on a share (1 - quality) / 2 of all rows), so
+    its bias is its whole disagreement rate, as with an LLM judge that passes too much.
+    """
     truth = (y >= 0.5).astype(float)
+    if lenient:
+        return np.where(rng.random(y.shape) < (1 - quality) / 2 / (1 - TRUE_P), 1.0, truth)
     right = rng.random(y.shape) < 0.5 + quality / 2
     return np.where(right, truth, 1 - truth)
+
+
+def _judge_rate(quality: float, graded: bool, lenient: bool) -> float:
+    """The share of 1s among the judge's scores (exact for binary labels)."""
+    if lenient:
+        return TRUE_P + (1 - TRUE_P) * min(1.0, (1 - quality) / 2 / (1 - TRUE_P))
+    if not graded:
+        return TRUE_P * (0.5 + quality / 2) + (1 - TRUE_P) * (0.5 - quality / 2)
+    return float(np.mean(_judge(np.random.default_rng(0), _labels(np.random.default_rng(1),
+                                                                   (200000,), graded), quality)))
 
 
 def _moments(y: np.ndarray, fl: np.ndarray, nu: int, mfu: np.ndarray, vfu: np.ndarray
@@ -58,40 +75,76 @@ def _corrected(y: np.ndarray, fl: np.ndarray, nu: int, mfu: np.ndarray, vfu: np.
     return point, float(stats.t.ppf(0.975, n - 1)) * se
 
 
-def _simulate(rng: np.random.Generator, n: int, N: int, quality: float, graded: bool
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _simulate(rng: np.random.Generator, n: int, N: int, quality: float, graded: bool,
+              lenient: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(corrected point, half-width, labels-only half-width) over S data sets of N rows, n
     labelled."""
     y = _labels(rng, (S, n), graded)
-    fl = _judge(rng, y, quality)
+    fl = _judge(rng, y, quality, lenient)
     nu = N - n
     # unlabelled judge scores: a binary judge's count of 1s is binomial -> exact mean and var
-    p_f = TRUE_P * (0.5 + quality / 2) + (1 - TRUE_P) * (0.5 - quality / 2) if not graded else \
-        float(np.mean(_judge(np.random.default_rng(0), _labels(np.random.default_rng(1), (200000,),
-                                                                   graded), quality)))
-    mfu = rng.binomial(nu, p_f, S) / nu
+    mfu = rng.binomial(nu, _judge_rate(quality, graded, lenient), S) / nu
     point, hw = _corrected(y, fl, nu, mfu, mfu * (1 - mfu))
     return point, hw, Z * np.sqrt(y.var(1) / n)
 
 
-#: With 20 binary labels and a judge agreeing 90-95% of the time, a labelled set has few
-#: (often no) disagreements: every Wald-type interval covers 88-91% there
-#: (docs/calibrated-estimates.md, "When not to trust it").
-_RARE = pytest.mark.xfail(strict=True, reason="few labels, rare disagreements")
-SETTINGS = [(50, 1000, 0.5, False), (100, 5000, 0.9, False), (500, 100_000, 0.6, False),
-            (200, 20_000, 0.3, True), (100, 5000, 0.8, True),
-            (30, 2000, 0.8, True), (20, 100_000, 1.0, False), (20, 200, 0.0, False),
-            (20, 5000, 0.5, True), (20, 5000, 0.9, True), (30, 5000, 0.8, False),
-            (30, 100_000, 1.0, True), (40, 5000, 0.9, False),
-            pytest.param(20, 5000, 0.8, False, marks=_RARE)]
+#: From SMALL_SAMPLE labels on: the reference's PPI++ (it covers here).
+LARGE = [(50, 1000, 0.5, False), (100, 5000, 0.9, False), (500, 100_000, 0.6, False),
+         (200, 20_000, 0.3, True), (100, 5000, 0.8, True)]
+#: Below: every judge quality from random to perfect, binary and graded labels.
+SMALL = [(n, N, q, graded) for n in (20, 30, 40) for N in (200, 5000, 100_000)
+         for q in (0.0, 0.5, 0.8, 0.9, 0.95, 1.0) for graded in (False, True)]
 
 
-@pytest.mark.parametrize("n,N,quality,graded", SETTINGS)
+def _upper(n: int, quality: float) -> float:
+    """The most coverage a setting may reach.
+
+    With fewer than 50 labels and a judge agreeing with them 90% of the time
+    or more, the labelled set often holds no disagreement; a perfect judge and
+    one that is wrong on a few percent of rows then give the same data, so an
+    interval valid for the second (``test_a_lenient_judge_is_covered``)
+    over-covers for the first: no interval can stay below 97% for both.
+    """
+    return 0.97 if n >= SMALL_SAMPLE or quality <= 0.5 else 1.0
+
+
+@pytest.mark.parametrize("n,N,quality,graded", LARGE + SMALL)
 def test_corrected_interval_covers_the_true_mean(n: int, N: int, quality: float,
                                                   graded: bool) -> None:
-    point, hw, _ = _simulate(np.random.default_rng(n * 7 + N), n, N, quality, graded)
+    point, hw, _ = _simulate(np.random.default_rng(n * 7 + N), n, N,
+                             quality, graded)
     cover = np.mean(np.abs(point - _true_mean(graded)) <= hw)
-    assert 0.93 <= cover <= 0.97, cover
+    assert 0.93 <= cover <= _upper(n, quality), cover
+
+
+@pytest.mark.parametrize("n", [20, 30, 40])
+@pytest.mark.parametrize("quality", [0.5, 0.8, 0.9, 0.95, 1.0])
+def test_a_lenient_judge_is_covered(n: int, quality: float) -> None:
+    """A judge that errs only by passing too much: its bias is its whole disagreement rate."""
+    for N in (1000, 100_000):
+        point, hw, _ = _simulate(np.random.default_rng(n + N), n, N, quality, False, True)
+        cover = np.mean(np.abs(point - TRUE_P) <= hw)
+        assert 0.93 <= cover <= _upper(n, quality), (N, cover)
+
+
+def test_a_perfect_judge_still_narrows_the_small_sample_interval() -> None:
+    """The price of the pseudo-rows, bounded: with 20 agreeing labels the interval is at
+    most about two-thirds of the labels-only one (0.63 measured; 0.08 without them)."""
+    _, hw, hw_labels = _simulate(np.random.default_rng(3), 20, 5000, 1.0, False)
+    assert np.mean(hw / hw_labels) <= 0.66
+
+
+@pytest.mark.parametrize("n", [20, 30, 40])
+@pytest.mark.parametrize("graded", [False, True])
+def test_labels_only_small_sample_interval_covers(n: int, graded: bool) -> None:
+    from localeval.estimate import labels_only
+
+    y = _labels(np.random.default_rng(n + graded), (S, n), graded)
+    truth = _true_mean(graded)
+    hits = [(e.low <= truth <= e.high) for e in map(labels_only, y)]
+    assert 0.93 <= np.mean(hits) <= 0.97
+    wald = [labels_only(r, reference=True) for r in y]
+    assert all(e.df is None for e in wald)
 
 
 def test_the_small_sample_path_is_the_array_function() -> None:
@@ -146,7 +199,7 @@ def _paired(rng: np.random.Generator, n: int, N: int, quality: float
 @pytest.mark.parametrize("n,N,quality", [(30, 600, 0.0), (100, 2000, 0.9), (20, 600, 0.9)])
 def test_paired_difference_covers(n: int, N: int, quality: float) -> None:
     point, hw, _, truth = _paired(np.random.default_rng(n + N), n, N, quality)
-    assert 0.93 <= np.mean(np.abs(point - truth) <= hw) <= 0.97
+    assert 0.93 <= np.mean(np.abs(point - truth) <= hw) <= _upper(n, quality)
 
 
 def test_paired_difference_width() -> None:
@@ -162,12 +215,13 @@ def _soft_world(rng: np.random.Generator, N: int) -> tuple[np.ndarray, np.ndarra
     return p, (rng.random((S, N)) < p).astype(float)
 
 
+@pytest.mark.parametrize("n", [20, 40])
 @pytest.mark.parametrize("active", [False, True])
-def test_active_draw_covers(active: bool) -> None:
+def test_active_draw_covers(active: bool, n: int) -> None:
     from localeval.estimate.draw import inclusion_probabilities
 
-    rng = np.random.default_rng(21 + active)
-    N, n = 600, 40
+    rng = np.random.default_rng(21 + active + (n != 40) * n)
+    N = 600
     p, y = _soft_world(rng, N)
     if active:
         prob = np.stack([inclusion_probabilities(list(4 * r * (1 - r)), n) for r in p])
@@ -176,7 +230,8 @@ def test_active_draw_covers(active: bool) -> None:
     drawn = rng.random((S, N)) < prob
     point, se, _ = active_terms(p, y, drawn, prob)
     truth = 0.5  # the beta(0.4, 0.4) mean
-    assert 0.93 <= np.mean(np.abs(point - truth) <= Z * se) <= 0.97
+    q = Z if n >= SMALL_SAMPLE else float(stats.t.ppf(0.975, n - 1))  # as active_mean
+    assert 0.93 <= np.mean(np.abs(point - truth) <= q * se) <= 0.97
 
 
 def test_active_probabilities_follow_the_optimal_rule() -> None:
