@@ -12,6 +12,11 @@ target is searched for:
   proportional to the judge's uncertainty on row i (fitted on the pilot);
   only when the run records uncertainty (soft verdicts or repeats).
 
+Below ``SMALL_SAMPLE`` labels the estimate reports the small-sample intervals
+(``ppi.corrected_mean``, ``ppi.labels_only``), so the plan uses them there too:
+Student's t with n - 1 degrees of freedom and the residual variance with the
+``prior_rows`` pseudo-rows for the judge; Agresti-Coull for 0/1 labels alone.
+
 truescore's ``required_gold_labels`` plans from a binary judge's sensitivity
 and specificity; this works from the pilot's moments, so graded scores plan too.
 """
@@ -23,7 +28,9 @@ from typing import Any, Sequence
 import numpy as np
 
 from localeval.estimate.draw import inclusion_probabilities
-from localeval.estimate.ppi import z_value
+from scipy import stats
+
+from localeval.estimate.ppi import SMALL_SAMPLE, prior_rows, z_value
 
 __all__ = ["plan_labels", "plan_lines"]
 
@@ -45,16 +52,24 @@ def plan_labels(judge: Sequence[float], labels: Sequence[float], labelled: Seque
     cov = float(np.cov(y, f[idx])[0, 1])
     var_fl = float(f[idx].var(ddof=1))
     ns = np.arange(2, N)
-    lam = np.clip(cov / (var_f * (1 + ns / (N - ns))), 0, 1) if var_f > 0 else 0 * ns
-    judge_hw = z * np.sqrt((var_y + lam ** 2 * var_fl - 2 * lam * cov) / ns
-                           + lam ** 2 * var_f / (N - ns))
+    small = ns < SMALL_SAMPLE
+    q = np.where(small, stats.t.ppf(0.5 + level / 2, ns - 1), z)
+    k = prior_rows(level)
+    lam = np.clip(cov / (var_f * (1 + ns / (N - ns))), 0, 1) if var_f > 0 else 0.0 * ns
+    var_r = var_y + lam ** 2 * var_fl - 2 * lam * cov
+    var_r = np.where(small, (ns * var_r + k * (var_y + lam ** 2 * var_fl)) / (ns - 1 + k), var_r)
+    judge_hw = q * np.sqrt(var_r / ns + lam ** 2 * var_f / (N - ns))
+    if np.isin(y, (0.0, 1.0)).all():  # Agresti-Coull below SMALL_SAMPLE, at the pilot's rate
+        centre = (ns * y.mean() + k / 2) / (ns + k)
+        labels_hw = np.where(small, z * np.sqrt(centre * (1 - centre) / (ns + k)),
+                             z * np.sqrt(var_y / ns))
+    else:
+        labels_hw = q * np.sqrt(var_y / ns)
     out: dict[str, Any] = {
         "half_width": half_width, "rows": N, "pilot_labels": len(y),
-        "labels_only": int(np.ceil((z / half_width) ** 2 * var_y)),
+        "labels_only": _first(labels_hw <= half_width, ns),
         "with_judge": _first(judge_hw <= half_width, ns), "active": None,
     }
-    if out["labels_only"] >= N:
-        out["labels_only"] = None
     if uncertainty is not None and any(u is not None for u in uncertainty):
         known = [u for u in uncertainty if u is not None]
         u = np.array([np.mean(known) if v is None else v for v in uncertainty], dtype=float)
