@@ -99,7 +99,7 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--chat-format", default=None, help="llama.cpp chat format override")
     ap.add_argument("--no-cache", action="store_true", help="ask the judge every time")
     ap.add_argument("--judge-check", action="store_true", help="also run localeval's judge "
-                    "self-test before each set (off: this benchmark is the larger check)")
+                    "judge check before each set (off: this benchmark is the larger check)")
     ap.add_argument("--ragas-path", metavar="DIR", help="ragas installed apart (pip install "
                     "--target DIR ragas, plus llama_cpp.server's extras unless the judge is "
                     "a URL): also score the same rows with ragas's own prompts on the same "

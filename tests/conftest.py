@@ -69,9 +69,9 @@ socket.create_connection = _create_connection  # type: ignore[assignment]
 
 @pytest.fixture(autouse=True)
 def _private_cache(tmp_path, monkeypatch):
-    """Each test gets its own judge/embedding cache file, and no automatic judge self-test.
+    """Each test gets its own judge/embedding cache file, and no automatic judge check.
 
-    The self-test (tests/unit/test_selfcheck.py turns it on where it is the subject)
+    The judge check (tests/unit/test_judge_check.py turns it on where it is the subject)
     would put probe calls into every run's judge requests and time.
     """
     monkeypatch.setenv("LOCALEVAL_CACHE", str(tmp_path / "cache.sqlite"))

@@ -11,7 +11,7 @@ the registry and the parser of metric specs (``ndcg@10``). Families:
 in Python or from a TOML file (``definitions``), not by name. They register
 themselves on import; ``registry()`` imports them on first use. ``scoring``
 scores one metric on one sample safely (``score_one``): runs, the judge
-self-test and the RAGAS-style objects all go through it; ``degenerate`` decides
+judge check and the RAGAS-style objects all go through it; ``degenerate`` decides
 empty inputs there, before any model call.
 """
 

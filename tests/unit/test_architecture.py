@@ -43,7 +43,7 @@ LAYERS: dict[str, int] = {
     "results": 5, "report": 5,
     "run": 6,
     "agreement": 7, "estimate": 7, "versions": 7,
-    "selfcheck": 5,
+    "judge_check": 5,
     "ragas": 8, "testing": 8, "cli": 9, "": 9,  # "" is localeval/__init__.py, the public face
 }
 
