@@ -69,8 +69,8 @@ def _embedder(args: argparse.Namespace, store: Any, cfg: Any) -> Any:
 def cmd_judge_check(args: argparse.Namespace) -> int:
     """Run the judge check, print the table (or JSON); 0 when fit, 1 when not."""
     from localeval.config import run_config
+    from localeval.judge_check import checkable, run_judge_check
     from localeval.run import RunProgress, open_cache, resolve_judge
-    from localeval.judge_check import run_judge_check, checkable
 
     metrics = _metrics(args.metrics)
     run, skipped = checkable(metrics)

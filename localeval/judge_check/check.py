@@ -29,8 +29,8 @@ from typing import Any, Callable, Sequence
 
 from localeval.cache import text_key
 from localeval.judge import Judge, Usage
-from localeval.metrics import Judging, Metric, parse_metrics, score_one
 from localeval.judge_check.probes import probes_for, probes_version
+from localeval.metrics import Judging, Metric, parse_metrics, score_one
 from localeval.types import Score
 
 __all__ = ["MetricCheck", "JudgeCheckResult", "run_judge_check", "checkable", "rate_verdict",

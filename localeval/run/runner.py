@@ -364,8 +364,8 @@ def _run_judge_check(chosen: Sequence[Metric], judge: Judge | None, embedder: An
     if reason is not None:
         return {"verdict": "skipped", "reason": reason, "metrics": {},
                 "line": f"judge check: skipped ({reason})"}
-    from localeval.run.progress import RunProgress
     from localeval.judge_check import QUICK_PAIRS, run_judge_check
+    from localeval.run.progress import RunProgress
 
     bar: RunProgress | None = None
     last = 0
