@@ -3,7 +3,7 @@ embedder name to a file, verifying and adding models, GGUF headers, and the
 one memoised file hash.
 
 Modules: ``entry`` (one model and its checks), ``manifest`` (manifest.toml /
-local.toml), ``lock`` (models.lock.json), ``hashing`` (file sha256 and its
+local.toml), ``ledger`` (models.lock.json, the hash ledger), ``hashing`` (file sha256 and its
 memo), ``resolve`` (name to file, placement hint), ``status`` / ``verify`` /
 ``add`` / ``fetch`` (``models list|verify|add|fetch``; ``fetch`` is the only module
 that downloads), ``args`` (the command's arguments), ``command`` (running it), ``gguf``.

@@ -44,7 +44,7 @@ from typing import Any, Callable, Sequence
 
 from localeval.catalog.entry import ManifestError, ModelEntry, human_size
 from localeval.catalog.hashing import CHUNK_BYTES, file_sha256
-from localeval.catalog.lock import Lock
+from localeval.catalog.ledger import Lock
 from localeval.catalog.manifest import Manifest, load_manifest
 from localeval.catalog.progress import DownloadProgress
 from localeval.errors import FetchError, NoNetwork

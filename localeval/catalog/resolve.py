@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Literal, Sequence
 
 from localeval.catalog.entry import FETCH_HINT, FileSpec, ManifestError, ModelEntry, human_size
-from localeval.catalog.lock import Lock
+from localeval.catalog.ledger import Lock
 from localeval.catalog.manifest import Manifest, load_manifest
 from localeval.errors import DataError, ModelError
 

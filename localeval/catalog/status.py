@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from localeval.catalog.entry import ModelEntry
-from localeval.catalog.lock import Lock
+from localeval.catalog.ledger import Lock
 from localeval.catalog.manifest import Manifest
 from localeval.catalog.resolve import bundled_path, load_lock, load_models, missing_files, models_dir_default
 

@@ -14,6 +14,7 @@ _WHERE = {
     "CachedEmbedder": ".cached",
     "SentenceTransformerEmbedder": ".sentence_transformer",
     "load_embedder": ".load",
+    "prep_text": ".base",
     "warn_if_language_mismatch": ".language",
 }
 

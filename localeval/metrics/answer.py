@@ -14,10 +14,11 @@ from typing import ClassVar, Literal
 
 import numpy as np
 
+from localeval.embed import prep_text
 from localeval.metrics.base import Metric
 from localeval.metrics.degenerate import extracted_nothing
-from localeval.metrics.grounding import reason_chars
 from localeval.metrics.model_access import Judging
+from localeval.metrics.output_bounds import reason_chars
 from localeval.metrics.schemas import (
     MAX_QUESTIONS,
     GeneratedQuestions,
@@ -25,7 +26,7 @@ from localeval.metrics.schemas import (
     sized,
 )
 from localeval.metrics.specs import register
-from localeval.metrics.steps import cosine_rows, embed_text, statement_verdicts, statements
+from localeval.metrics.steps import statement_verdicts, statements
 from localeval.types import Sample, Score
 
 __all__ = [
@@ -33,6 +34,8 @@ __all__ = [
     "AnswerRelevancy",
     "AnswerSimilarity",
     "AnswerCorrectness",
+    "cosine_rows",
+    "embed_text",
     "NoiseSensitivity",
     "fbeta",
 ]
@@ -111,6 +114,19 @@ class AnswerRelevancy(Metric):
         details["all_noncommittal"] = all_noncommittal
         details["distinct_questions"] = len(set(texts))
         return Score(0.0 if all_noncommittal else float(np.mean(cos)), details=details)
+
+
+def embed_text(text: str | None) -> str:
+    """A sample's text as embedded: a missing one as the empty string (``prep_text``'s rule)."""
+    return prep_text(text or "")
+
+
+def cosine_rows(vectors: np.ndarray, anchor: int = 0) -> np.ndarray:
+    """Cosine of every row with row ``anchor``, after L2 normalisation (raw, unclipped)."""
+    v = np.asarray(vectors, dtype=np.float64)
+    norms = np.linalg.norm(v, axis=1, keepdims=True)
+    v = v / np.where(norms == 0, 1.0, norms)
+    return v @ v[anchor]
 
 
 def _cosines(vecs: np.ndarray) -> np.ndarray:

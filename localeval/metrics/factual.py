@@ -35,8 +35,8 @@ from localeval.lang import resolve_lang
 from localeval.metrics.answer import fbeta
 from localeval.metrics.base import Metric
 from localeval.metrics.degenerate import extracted_nothing
-from localeval.metrics.grounding import merge_duplicates, source, statement_bounds
 from localeval.metrics.model_access import Judging
+from localeval.metrics.output_bounds import merge_duplicates, source, statement_bounds
 from localeval.metrics.schemas import statements_schema
 from localeval.metrics.specs import register
 from localeval.metrics.steps import statement_verdicts, statements

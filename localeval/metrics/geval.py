@@ -26,8 +26,8 @@ from pydantic import Field, StrictStr
 from localeval.errors import InvalidArgument
 from localeval.lang import resolve_lang
 from localeval.metrics.criteria import UserDefined
-from localeval.metrics.grounding import merge_duplicates
 from localeval.metrics.model_access import Judging
+from localeval.metrics.output_bounds import merge_duplicates
 from localeval.metrics.parameters import MAX_LEVEL, Level, Parameters, Texts, refuse
 from localeval.metrics.rubrics import rate
 from localeval.metrics.schemas import MAX_SCALE_POINTS, MAX_STEPS, EvaluationSteps

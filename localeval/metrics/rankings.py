@@ -24,7 +24,8 @@ import numpy as np
 if TYPE_CHECKING:
     from localeval.metrics.model_access import Judging
 
-__all__ = ["Rankings", "RankingOps", "prepare_rankings", "rankings_for", "safe_div"]
+__all__ = ["Rankings", "RankingOps", "average_precision", "prepare_rankings", "rankings_for",
+           "safe_div"]
 
 
 @dataclass(frozen=True)
@@ -240,3 +241,24 @@ def safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     out = np.zeros(num.shape, dtype=np.float64)
     np.divide(num, den, out=out, where=den > 0)
     return out
+
+
+def average_precision(values: Sequence[float]) -> float:
+    """sum_i(precision@i * v_i) / sum_i v_i; 0.0 when nothing is useful or there is nothing.
+
+    The average precision of one judged list (context_precision's: ``values``
+    are the judge's usefulness verdicts in rank order, possibly fractional),
+    divided by the useful items found; ``RankingOps.average_precision`` is
+    trec_eval's, over many queries, divided by the relevant documents judged.
+
+    ragas adds 1e-10 to the denominator; the exact form differs from it by
+    less than 1e-9 whenever the denominator is at least 0.1.
+    """
+    total = float(sum(values))
+    if not values or total <= 0.0:
+        return 0.0
+    running, num = 0.0, 0.0
+    for i, v in enumerate(values, start=1):
+        running += v
+        num += (running / i) * v
+    return num / total

@@ -28,7 +28,7 @@ from localeval.run.aggregate import build_summary
 from localeval.run.lean import ScoreColumns
 from localeval.run.progress import loading_stage, model_label
 from localeval.run.result import EvaluationResult, write_reports
-from localeval.run.scoring import MetricObserver
+from localeval.run.sample_scoring import MetricObserver
 from localeval.run.strategies import score_stream
 from localeval.run.wiring import open_cache, resolve_embedder, resolve_judge
 from localeval.types import Score

@@ -16,7 +16,7 @@ from typing import Any, Sequence
 from localeval.errors import UsageError
 from localeval.judge import Usage
 from localeval.metrics import Accounting, Judging, Metric
-from localeval.run.scoring import score_sample
+from localeval.run.sample_scoring import score_sample
 from localeval.run.wiring import resolve_embedder, resolve_judge
 from localeval.types import Sample, Score
 

@@ -23,16 +23,16 @@ from pathlib import Path
 
 import pytest
 
-from localeval.errors import LocalevalError, ModelError
 from localeval.catalog.add import add_model
 from localeval.catalog.command import models_main
 from localeval.catalog.entry import ManifestError, ModelEntry
 from localeval.catalog.hashing import file_sha256 as sha256_file
-from localeval.catalog.lock import Lock
+from localeval.catalog.ledger import Lock
 from localeval.catalog.manifest import entries_to_toml, load_manifest
 from localeval.catalog.resolve import resolve_model
 from localeval.catalog.status import list_models
 from localeval.catalog.verify import verify_models
+from localeval.errors import LocalevalError, ModelError
 from localeval.testing import TinyModelSpec, build_tiny_gguf
 
 ROOT = Path(__file__).resolve().parents[2]

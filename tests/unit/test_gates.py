@@ -19,8 +19,7 @@ from localeval.cli.app import main
 from localeval.config import reset
 from localeval.errors import JudgeCallError, UsageError
 from localeval.metrics import parse_metrics
-from localeval.report import (check_gates, parse_allow_unscored, parse_gates,
-                              resolve_gate_keys, unscored_policy)
+from localeval.report import check_gates, parse_allow_unscored, parse_gates, resolve_gate_keys, unscored_policy
 from localeval.report.gates import parse_allowance
 from localeval.testing import OracleJudge, RandomJudge, assert_each, assert_scores
 from localeval.testing.scripted import ScriptedJudge

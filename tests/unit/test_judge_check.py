@@ -19,9 +19,8 @@ from localeval.cache import Cache
 from localeval.cli.app import main
 from localeval.config import reset
 from localeval.judge import CachedJudge
+from localeval.judge_check import KIND_METRICS, QUICK_PAIRS, load_probes, probes_for, run_judge_check
 from localeval.metrics import Judging, NoJudge, parse_metrics, registry, score_one
-from localeval.judge_check import (KIND_METRICS, QUICK_PAIRS, run_judge_check, load_probes,
-                                 probes_for)
 from localeval.testing import HashEmbedder, OracleJudge, RandomJudge, ScriptedJudge
 from localeval.types import Sample
 
