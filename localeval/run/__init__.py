@@ -19,8 +19,8 @@ _WHERE = {
     "RunProgress": ".progress",
     "evaluate": ".runner",
     "open_cache": ".wiring",
-    "resolve_embedder": ".wiring",
-    "resolve_judge": ".wiring",
+    "build_embedder": ".wiring",
+    "build_judge": ".wiring",
 }
 
 __all__ = sorted(_WHERE)

@@ -30,7 +30,7 @@ from localeval.run.progress import loading_stage, model_label
 from localeval.run.result import EvaluationResult, write_reports
 from localeval.run.sample_scoring import MetricObserver
 from localeval.run.strategies import score_stream
-from localeval.run.wiring import open_cache, resolve_embedder, resolve_judge
+from localeval.run.wiring import build_embedder, build_judge, open_cache
 from localeval.types import Score
 
 __all__ = ["evaluate", "DEFAULT_METRICS"]
@@ -178,14 +178,14 @@ def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes
     if need_judge and not pooled:
         with loading_stage(f"loading judge {model_label(judge, 'from models/')}",
                            progress if judge is not False else False):
-            the_judge = resolve_judge(judge, store, judge_options)
+            the_judge = build_judge(judge, store, judge_options)
     if need_judge and the_judge is None and not pooled:
         notes.append(str(NoJudge(options_as)))
     the_embedder = None
     if need_embed:
         with loading_stage(f"loading embedder {model_label(embedder, 'all-MiniLM-L6-v2')}",
                            progress if embedder is not False else False):
-            the_embedder = resolve_embedder(embedder, store, device)
+            the_embedder = build_embedder(embedder, store, device)
     if the_embedder is not None:
         from localeval.embed import warn_if_language_mismatch
 
