@@ -63,7 +63,7 @@ def model_status(entry: ModelEntry, models_dir: Path, lock: Lock) -> ModelStatus
     if any(r is None for r in records):
         return ModelStatus(**base, state="unverified", where=str(root), size=on_disk,
                            size_approx=False, detail="run `localeval models verify`")
-    changed = [s for s, r in zip(specs, records) if s.sha256 and r.sha256 != s.sha256]
+    changed = [s for s, r in zip(specs, records) if s.sha256 and r is not None and r.sha256 != s.sha256]
     if changed:
         return ModelStatus(**base, state="changed", where=str(root), size=on_disk,
                            size_approx=False,

@@ -111,7 +111,11 @@ class SentenceTransformerEmbedder:
         self.prompt = self._pick_prompt(prompt)
         dim_fn = getattr(model, "get_embedding_dimension", None) or \
             model.get_sentence_embedding_dimension
-        self.dim = int(dim_fn())
+        dim = dim_fn()
+        if dim is None:  # sentence-transformers returns None for a model without a fixed width
+            raise ModelError(f"cannot load embedding model from {self.path}: it does not "
+                             "declare its embedding dimension")
+        self.dim = int(dim)
         self.max_seq_length = model.max_seq_length
         self.english_only = (english_only if english_only is not None
                              else guess_english_only(self.path, self.name, models_dir))

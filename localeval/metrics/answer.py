@@ -26,7 +26,7 @@ from localeval.metrics.schemas import (
     sized,
 )
 from localeval.metrics.specs import register
-from localeval.metrics.steps import statement_verdicts, statements
+from localeval.metrics.steps import SIDES, statement_verdicts, statements
 from localeval.types import Sample, Score
 
 __all__ = [
@@ -99,7 +99,7 @@ class AnswerRelevancy(Metric):
     def score(self, sample: Sample, ctx: Judging) -> Score:
         reply = ctx.ask("answer_relevancy", sized(GeneratedQuestions, self.strictness), sample,
                         n=self.strictness)
-        gens = reply.output.questions  # type: ignore[attr-defined]
+        gens = reply.output.questions
         texts = [g.question.strip() for g in gens]
         flags = [int(g.noncommittal) for g in gens]
         details: dict = {"generated": [{"question": t, "noncommittal": f}
@@ -211,8 +211,8 @@ class AnswerCorrectness(Metric):
             raise ValueError("beta must be > 0")
         object.__setattr__(self, "weights", w)
 
-    @property  # type: ignore[override]
-    def uses_embedder(self) -> bool:  # an instance property: no embedder when w1 == 0
+    @property
+    def uses_embedder(self) -> bool:  # type: ignore[override]  # per instance (no embedder when w1 == 0), a ClassVar on Metric
         return self.weights[1] != 0
 
     def texts_to_embed(self, sample: Sample) -> list[str]:
@@ -221,7 +221,7 @@ class AnswerCorrectness(Metric):
         return [embed_text(sample.answer), embed_text(sample.reference)]
 
     def score(self, sample: Sample, ctx: Judging) -> Score:
-        a_got, g_got = ctx.map(lambda t: statements(ctx, sample, t), ("answer", "reference"))
+        a_got, g_got = ctx.map(lambda t: statements(ctx, sample, t), SIDES)
         a_st, g_st = a_got.statements, g_got.statements
         details: dict = {"answer_statements": a_st, "reference_statements": g_st,
                          "duplicates_merged": a_got.merged + g_got.merged}
@@ -251,7 +251,7 @@ class AnswerCorrectness(Metric):
         schema = correctness_schema(len(a_st), len(g_st), reason_chars(a_st + g_st))
         out = ctx.ask("answer_correctness", schema, sample,
                       answer_statements=a_st, reference_statements=g_st).output
-        a_v, g_v = out.answer, out.reference  # type: ignore[attr-defined]
+        a_v, g_v = out.answer, out.reference
         details["TP"] = [{"statement": s, "reason": v.reason} for s, v in zip(a_st, a_v)
                          if v.verdict == 1]
         details["FP"] = [{"statement": s, "reason": v.reason} for s, v in zip(a_st, a_v)
@@ -287,7 +287,7 @@ class NoiseSensitivity(Metric):
             raise ValueError("mode must be 'relevant' or 'irrelevant'")
 
     def score(self, sample: Sample, ctx: Judging) -> Score:
-        a_got, g_got = ctx.map(lambda t: statements(ctx, sample, t), ("answer", "reference"))
+        a_got, g_got = ctx.map(lambda t: statements(ctx, sample, t), SIDES)
         a_st, g_st = a_got.statements, g_got.statements
         details: dict = {"answer_statements": a_st, "reference_statements": g_st,
                          "duplicates_merged": a_got.merged + g_got.merged}

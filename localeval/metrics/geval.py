@@ -84,12 +84,12 @@ class GEval(UserDefined):
                 refuse(self, "evaluation_steps", "is empty")
             object.__setattr__(self, "evaluation_steps", steps)
 
-    @property  # type: ignore[override]
-    def requires(self) -> tuple[str, ...]:  # the fields the criterion is about
+    @property
+    def requires(self) -> tuple[str, ...]:  # type: ignore[override]  # per criterion, a ClassVar on Metric
         return self.fields
 
-    @property  # type: ignore[override]
-    def on_empty(self) -> tuple[tuple[str, float | None], ...]:
+    @property
+    def on_empty(self) -> tuple[tuple[str, float | None], ...]:  # type: ignore[override]  # per criterion, a ClassVar on Metric
         """An empty answer is the scale's lowest point when the criterion reads the answer;
         other empty fields go to the judge (the criterion may be about their absence)."""
         return (("answer", 0.0),) if "answer" in self.fields else ()
@@ -109,7 +109,7 @@ class GEval(UserDefined):
                          fields=list(self.fields), min_steps=3, max_steps=MAX_STEPS).output
         # The template numbers the steps itself; a repeated step is one step.
         steps = tuple(merge_duplicates([_NUMBERED.sub("", s)
-                                        for s in out.steps])[0])  # type: ignore[attr-defined]
+                                        for s in out.steps])[0])
         if not steps:  # a judge that wrote nothing still gets the criterion itself
             steps = (self.criteria,)
         with _steps_lock:

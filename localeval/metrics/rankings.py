@@ -12,6 +12,7 @@ trec_eval's conventions are in ``localeval.metrics.retrieval``.
 
 from __future__ import annotations
 
+import functools
 import math
 import threading
 import weakref
@@ -157,12 +158,16 @@ class _RunCache:
             return hit[3]
         rankings = prepare_rankings(pairs)
         try:
-            ref = weakref.ref(run, lambda _r, k=key: self._drop(k))
+            ref = weakref.ref(run, functools.partial(self._drop_ref, key))
         except TypeError:  # a run key without weak references: do not cache
             return rankings
         with self._lock:
             self._entries[key] = (ref, list(pairs), lengths, rankings)
         return rankings
+
+    def _drop_ref(self, key: int, _ref: Any) -> None:
+        """The weakref callback: ``run`` is gone, so is its entry."""
+        self._drop(key)
 
     def _drop(self, key: int) -> None:
         with self._lock:

@@ -130,8 +130,9 @@ class _Rouge(Metric):
 
     def score_batch(self, samples: Sequence[Sample], ctx: Judging | None = None) -> list[Score]:
         out, todo = split_missing(samples, self.requires)
-        refs = [samples[i].reference for i in todo]
-        hyps = [samples[i].answer for i in todo]
+        # split_missing leaves out samples without either text
+        refs = [samples[i].reference or "" for i in todo]
+        hyps = [samples[i].answer or "" for i in todo]
         langs = [pair_language(self.lang, ctx, r, h) for r, h in zip(refs, hyps)]
         res = rouge_scores(refs, hyps, (self.kind,), stem=self.stem, langs=langs)[self.kind]
         col = {"p": 0, "r": 1, "f": 2}[self.measure]

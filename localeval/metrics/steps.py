@@ -19,7 +19,13 @@ from localeval.metrics.output_bounds import merge_duplicates, reason_chars, sour
 from localeval.metrics.schemas import statements_schema, verdicts_schema
 from localeval.types import Sample
 
+#: The two texts a sample's statements come from.
+Side = Literal["answer", "reference"]
+SIDES: tuple[Side, Side] = ("answer", "reference")
+
 __all__ = [
+    "SIDES",
+    "Side",
     "Extracted",
     "statements",
     "statement_verdicts",

@@ -103,7 +103,7 @@ def example_lines(with_examples: str, without_examples: str) -> list[str]:
 
 def example_strings(with_examples: str, without_examples: str) -> frozenset[str]:
     """Normalised strings of the lines that only the with-examples rendering has."""
-    out = set()
+    out: set[str] = set()
     for line in example_lines(with_examples, without_examples):
         if line.strip() and line.strip() != "Example":
             out.update(s for s in map(normalise, _line_strings(line)) if len(s) >= MIN_CHARS)

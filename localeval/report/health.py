@@ -142,22 +142,22 @@ def judge_health(judge_metrics: Sequence[str], samples: Sequence[Sample],
             source = sc.details.get(EXTRACTED_NOTHING)
             if source:
                 extracted[(i, source)] = extracted.get((i, source), 0) + 1
-        col = [(s, sc) for _, s, sc in col if DECIDED not in sc.details]
-        total += len(col)
-        misses = [sc.reason or "unscored" for _, sc in col if sc.value is None]
+        judged = [(s, sc) for _, s, sc in col if DECIDED not in sc.details]
+        total += len(judged)
+        misses = [sc.reason or "unscored" for _, sc in judged if sc.value is None]
         unscored.update(misses)
         if misses:
             per_metric_unscored[key] = len(misses)
-        scored = [(s, sc.value) for s, sc in col if sc.value is not None]
+        scored = [(s, sc.value) for s, sc in judged if sc.value is not None]
         inputs = {(s.question, s.answer, tuple(s.contexts or ()), s.reference) for s, _ in scored}
         hit = _constant([v for _, v in scored]) if len(inputs) > 1 else None
         if hit is not None:
             constant.append({"metric": key, "value": hit[0], "share": round(hit[1], 4),
                              "n": len(scored)})
-        fixed = _fixed_choice(key, [sc for _, sc in col if sc.value is not None])
+        fixed = _fixed_choice(key, [sc for _, sc in judged if sc.value is not None])
         if fixed is not None and len(inputs) > 1:
             fixed_choices.append(fixed)
-        for _, sc in col:
+        for _, sc in judged:
             duplicates += _count(sc.details, _DUPLICATE_KEYS)
             dropped += _count(sc.details, _DROPPED_KEYS)
     out["scores"] = total

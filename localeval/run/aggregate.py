@@ -69,8 +69,7 @@ def _repeat_stats(col: Sequence[Score], repeats: int) -> dict[str, Any]:
              if sc.details.get("repeats") and sc.details["repeats"][r] is not None]
             for r in range(repeats)]
     means = [sum(v) / len(v) for v in runs if v]
-    sds = [sc.details.get("std") for sc in col]
-    sds = [x for x in sds if x is not None]
+    sds = [float(sc.details["std"]) for sc in col if sc.details.get("std") is not None]
     return {"run_means": means,
             "run_spread": statistics.pstdev(means) if len(means) > 1 else 0.0,
             "mean_sample_std": sum(sds) / len(sds) if sds else None}

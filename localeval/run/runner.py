@@ -230,10 +230,10 @@ def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes
 
     # 2. every text the embedding metrics need, embedded once in large batches
     if the_embedder is not None:
-        texts = {t for s in samples for m in model_metrics if m.uses_embedder
-                 for t in m.texts_to_embed(s)}
-        if texts and hasattr(the_embedder, "prefetch"):
-            the_embedder.prefetch(sorted(texts))
+        wanted = {t for s in samples for m in model_metrics if m.uses_embedder
+                  for t in m.texts_to_embed(s)}
+        if wanted and hasattr(the_embedder, "prefetch"):
+            the_embedder.prefetch(sorted(wanted))
 
     # 3. judge work, sample by sample so calls sharing a prefix run back to back
     if writer is not None:

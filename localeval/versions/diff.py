@@ -232,7 +232,7 @@ def _metric_diff(metric: str, v_base: Version, v_new: Version, pairs: Sequence[t
         x, y = b.scores[ib].get(metric), n.scores[inew].get(metric)
         status = ("scored" if x is not None and y is not None else "became_unscored"
                   if x is not None else "became_scored" if y is not None else "unscored")
-        d = y - x if status == "scored" else None  # type: ignore[operator]
+        d = y - x if x is not None and y is not None else None
         rows.append(SampleChange(ib, inew, x, y, status, d,
                                  None if d is None else (-d if lib else d),
                                  b.reason(ib, metric), n.reason(inew, metric)))
@@ -298,7 +298,7 @@ def diff_runs(base: Any, new: Any, *, metrics: Sequence[str] | None = None,
             est.reason = _not_scored_reason(md)
         md.estimates.append(est)
         out.append(md)
-    for m, p in zip(out, holm([m.judge.p for m in out])):
-        m.judge.p_holm = p
+    for diff, p in zip(out, holm([md.judge.p for md in out])):
+        diff.judge.p_holm = p
     notes, same = signature_notes(b.signature, n.signature)
     return VersionDiff(vb, vn, al, out, skipped, notes, same, seed, n_resamples)
