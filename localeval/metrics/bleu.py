@@ -25,7 +25,7 @@ from localeval.metrics.base import Metric
 from localeval.metrics.model_access import Judging
 from localeval.metrics.ngrams import encode_pairs, ngram_matches
 from localeval.metrics.specs import register
-from localeval.metrics.text_pairs import pair_language, split_missing
+from localeval.metrics.text_pairs import filled, pair_language, split_missing
 from localeval.types import Sample, Score
 
 __all__ = ["Bleu", "corpus_bleu", "corpus_bleu_from_scores", "weighted_bleu"]
@@ -200,7 +200,7 @@ class Bleu(Metric):
             out[i] = Score(value / 100.0, details={
                 "counts": correct, "totals": total, "hyp_len": row[0], "ref_len": row[1],
                 "tokenize": name})
-        return out  # type: ignore[return-value]
+        return filled(out)
 
     def corpus_from_scores(self, scores: Sequence[Score]) -> Score:
         """Corpus BLEU from this metric's per-sample scores (the runner's summary hook)."""

@@ -56,7 +56,7 @@ class GEvalParameters(Parameters):
 class GEval(UserDefined):
     """Score 0-1 from the judge's rating on ``scale`` (default 1-5) by evaluation steps."""
 
-    name: str = ""  # type: ignore[misc]
+    name: str = ""  # type: ignore[misc]  # a dataclass field where Metric has a ClassVar: set per criterion
     criteria: str = ""
     evaluation_steps: tuple[str, ...] | None = None
     scale: tuple[int, int] = (1, 5)

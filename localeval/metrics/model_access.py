@@ -292,11 +292,14 @@ class Judging:
 
     def _send(self, step: str, schema: type[BaseModel], sample: Sample, prob_field: str | None,
               inputs: dict[str, Any], messages: list[dict[str, str]]) -> JudgeReply:
+        judge = self.judge
+        if judge is None:
+            raise NoJudge()
         req = JudgeRequest(step=step, messages=tuple(messages), schema=schema, seed=self.seed,
                            temperature=self.temperature, prob_field=prob_field,
                            sample=sample, inputs=dict(inputs))
         try:
-            reply = self.judge.ask(req)  # type: ignore[union-attr]
+            reply = judge.ask(req)
         except JudgeCallError as e:
             # A failed call still cost a call (and its tokens, when the judge says so).
             self.accounting.add_usage(e.usage if e.usage.calls else Usage(calls=1))

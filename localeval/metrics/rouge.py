@@ -19,7 +19,7 @@ from localeval.metrics.base import Metric
 from localeval.metrics.model_access import Judging
 from localeval.metrics.ngrams import PairBatch, encode_pairs, lcs_lengths, ngram_matches
 from localeval.metrics.specs import register
-from localeval.metrics.text_pairs import check_lang, pair_language, split_missing
+from localeval.metrics.text_pairs import check_lang, filled, pair_language, split_missing
 from localeval.types import Sample, Score
 
 __all__ = ["Rouge1", "Rouge2", "RougeL", "RougeBatch", "cached_rouge_batch", "rouge_scores"]
@@ -139,7 +139,7 @@ class _Rouge(Metric):
         for i, (p, r, f), lang in zip(todo, res.tolist(), langs):
             out[i] = Score((p, r, f)[col], details={"precision": p, "recall": r, "fmeasure": f,
                                                     "lang": lang})
-        return out  # type: ignore[return-value]
+        return filled(out)
 
 
 @register

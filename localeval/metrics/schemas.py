@@ -271,10 +271,10 @@ def verdicts_schema(n: int, reason_chars: int = REASON_CHARS) -> type[Verdicts]:
     """Verdicts with exactly ``n`` verdicts whose reasons hold at most ``reason_chars``."""
     _check("n", n, MAX_STATEMENTS)
     if reason_chars == REASON_CHARS:
-        return sized(Verdicts, n)  # type: ignore[return-value]
+        return sized(Verdicts, n)  # type: ignore[return-value]  # sized() returns the base's subclass
     item = _verdict(reason_chars)
     return _variant(Verdicts, f"Verdicts{n}r{reason_chars}",
-                    verdicts=(list[item], Field(min_length=n, max_length=n)))  # type: ignore[valid-type]
+                    verdicts=(list[item], Field(min_length=n, max_length=n)))  # type: ignore[valid-type]  # a type built at run time
 
 
 @lru_cache(maxsize=256)
@@ -291,8 +291,8 @@ def correctness_schema(n_answer: int, n_reference: int,
     item = _verdict(reason_chars)
     return _variant(
         CorrectnessVerdicts, f"CorrectnessVerdicts{n_answer}x{n_reference}r{reason_chars}",
-        answer=(list[item], Field(min_length=n_answer, max_length=n_answer)),  # type: ignore[valid-type]
-        reference=(list[item], Field(min_length=n_reference,  # type: ignore[valid-type]
+        answer=(list[item], Field(min_length=n_answer, max_length=n_answer)),  # type: ignore[valid-type]  # a type built at run time
+        reference=(list[item], Field(min_length=n_reference,  # type: ignore[valid-type]  # a type built at run time
                                      max_length=n_reference)))
 
 
@@ -308,7 +308,7 @@ def selection_schema(n: int) -> type[SentenceSelection]:
     values = tuple(range(1, n + 1))
     # Written as an enum even for n == 1 (pydantic would write "const"), so
     # every selection schema has the same form for grammar and test judges.
-    number = Annotated[Literal[values], WithJsonSchema(  # type: ignore[valid-type]
+    number = Annotated[Literal[values], WithJsonSchema(  # type: ignore[valid-type]  # a type built at run time
         {"type": "integer", "enum": list(values)})]
     return _variant(SentenceSelection, f"SentenceSelection{n}",
                     sentences=(list[number], Field(max_length=n)))
@@ -328,7 +328,7 @@ def rating_schema(values: tuple[int, ...], reason_chars: int = REASON_CHARS) -> 
         raise ValueError(f"a score needs 2 to {MAX_SCALE_POINTS} allowed values, got {len(vals)}")
     _check("reason_chars", reason_chars, REASON_CHARS)
     # An enum even where pydantic would write "const" (as in selection_schema).
-    score = Annotated[Literal[vals], WithJsonSchema(  # type: ignore[valid-type]
+    score = Annotated[Literal[vals], WithJsonSchema(  # type: ignore[valid-type]  # a type built at run time
         {"type": "integer", "enum": list(vals)})]
     name = f"Rating{vals[0]}to{vals[-1]}n{len(vals)}r{reason_chars}"
     return create_model(
