@@ -10,9 +10,9 @@
 OUT ?= localeval-out/example
 # The first run shows the pipeline in minutes: EXAMPLE_SAMPLE samples drawn per language
 # (--sample, recorded in the signature) and one known-answer pair per judge metric in
-# the judge self-test (a fresh cache pays it before the first judge call; four pairs
+# the judge check (a fresh cache pays it before the first judge call; four pairs
 # per metric would cost the demo judge more than the samples). FULL=1 scores the
-# whole example with the usual self-test.
+# whole example with the usual judge check.
 EXAMPLE_SAMPLE ?= 3
 EXAMPLE_ARGS = $(if $(FULL),,--sample $(EXAMPLE_SAMPLE) --judge-check-pairs 1)
 PYTEST_ARGS ?=

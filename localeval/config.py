@@ -11,7 +11,7 @@ compatibility layer needs somewhere else to find one: ``configure(judge=...)`` o
 ``LOCALEVAL_JUDGE``. The environment variables are ``LOCALEVAL_JUDGE``,
 ``LOCALEVAL_EMBEDDER``, ``LOCALEVAL_LANG``, ``LOCALEVAL_SEED``,
 ``LOCALEVAL_TEMPERATURE``, ``LOCALEVAL_VERDICTS``, ``LOCALEVAL_DEVICE`` and
-``LOCALEVAL_JUDGE_CHECK`` (0, false, no or off: skip the judge self-test that runs
+``LOCALEVAL_JUDGE_CHECK`` (0, false, no or off: skip the judge check that runs
 before a run's first judge call, for a process that runs many small evaluations
 with a judge already checked). ``LOCALEVAL_MODELS`` (the models folder) and
 ``LOCALEVAL_CACHE`` (the cache file) are read where those are opened.
@@ -60,7 +60,7 @@ class RunConfig:
     workers: int = 1
     ray: Any = None
     ray_actors: int | None = None
-    #: Run the judge self-test before a run's first judge call (a number: pairs per metric).
+    #: Run the judge check before a run's first judge call (a number: pairs per metric).
     judge_check: bool | int = True
 
     def __post_init__(self) -> None:

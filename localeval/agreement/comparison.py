@@ -222,7 +222,7 @@ def _metric_pairs(a: ResultSet, b: ResultSet,
 
     ``extra`` pairs are added to ``metrics`` (to the shared metrics when it is None)."""
     ma, mb = a.metrics, b.metrics
-    extra = [tuple(p) for p in extra]
+    extra = [(p[0], p[1]) for p in extra]
     if metrics is None:
         items = [(m, m) for m in ma if m in mb]
         if not items and not extra:

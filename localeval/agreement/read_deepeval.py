@@ -99,8 +99,9 @@ def from_deepeval(obj: Any, src: str) -> ResultSet:
         if h:
             rs.hashes[sid] = h
     # Explicit ids only when every case has one and they are unique.
-    if explicit and all(explicit) and len(set(explicit)) == len(explicit):
-        remap = dict(zip([str(i) for i in range(1, len(explicit) + 1)], explicit))
+    ids = [x for x in explicit if x]
+    if explicit and len(ids) == len(explicit) and len(set(ids)) == len(ids):
+        remap = dict(zip([str(i) for i in range(1, len(ids) + 1)], ids))
         rs.scores = {remap[k]: v for k, v in rs.scores.items()}
         rs.rows = {remap[k]: v for k, v in rs.rows.items()}
         rs.errors = {remap[k]: v for k, v in rs.errors.items()}

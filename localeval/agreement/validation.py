@@ -221,7 +221,9 @@ def validate(result: ResultSet | str | Path, labels: Labels | str | Path, *,
                         if lid in lab.binary]
             out.verdicts.append(count_verdicts(m, [j for j, _ in labelled],
                                                [b for _, b in labelled], threshold))
-            pos, neg, un_pos, un_neg = [], [], 0, 0
+            pos: list[float] = []
+            neg: list[float] = []
+            un_pos = un_neg = 0
             for rid, lid in al.pairs:
                 if lid not in lab.binary:
                     continue

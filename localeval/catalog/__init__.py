@@ -3,8 +3,9 @@ embedder name to a file, verifying and adding models, GGUF headers, and the
 one memoised file hash.
 
 Modules: ``entry`` (one model and its checks), ``manifest`` (manifest.toml /
-local.toml), ``lock`` (models.lock.json), ``hashing`` (file sha256 and its
-memo), ``resolve`` (name to file, placement hint), ``status`` / ``verify`` /
+local.toml), ``ledger`` (models.lock.json, the hash ledger), ``hashing`` (file sha256 and its
+memo), ``resolve`` (a manifest name to its file, placement hint), ``locate`` (any
+``--judge`` / ``--embedder`` spec to its file: the one path for both kinds), ``status`` / ``verify`` /
 ``add`` / ``fetch`` (``models list|verify|add|fetch``; ``fetch`` is the only module
 that downloads), ``args`` (the command's arguments), ``command`` (running it), ``gguf``.
 """
@@ -21,7 +22,11 @@ _WHERE = {
     "models_main": ".command",
     "run_models": ".command",
     "read_gguf_metadata": ".gguf",
-    "resolve_model": ".resolve",
+    "manifest_model_path": ".resolve",
+    "DEFAULT_EMBEDDER": ".locate",
+    "default_model_path": ".locate",
+    "is_default_spec": ".locate",
+    "locate_model": ".locate",
 }
 
 __all__ = sorted(_WHERE)

@@ -18,7 +18,7 @@ from typing import Any, Sequence
 from localeval.catalog.add import add_model
 from localeval.catalog.args import add_models_arguments
 from localeval.catalog.entry import human_size
-from localeval.catalog.lock import LOCK_NAME
+from localeval.catalog.ledger import LOCK_NAME
 from localeval.catalog.manifest import LOCAL_NAME
 from localeval.catalog.resolve import FETCH_HINT, models_dir_default
 from localeval.catalog.status import list_models

@@ -44,7 +44,7 @@ from typing import Any, Callable, Sequence
 
 from localeval.catalog.entry import ManifestError, ModelEntry, human_size
 from localeval.catalog.hashing import CHUNK_BYTES, file_sha256
-from localeval.catalog.lock import Lock
+from localeval.catalog.ledger import Lock
 from localeval.catalog.manifest import Manifest, load_manifest
 from localeval.catalog.progress import DownloadProgress
 from localeval.errors import FetchError, NoNetwork
@@ -78,7 +78,7 @@ def _no_network(err: BaseException, url: str) -> NoNetwork | None:
 class _NoAuthAcrossHosts(urllib.request.HTTPRedirectHandler):
     """Follow redirects, but never carry the Authorization header to another host."""
 
-    def redirect_request(self, req, fp, code, msg, headers, newurl):  # type: ignore[override]
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
         new = super().redirect_request(req, fp, code, msg, headers, newurl)
         if new is not None:
             old_host = urllib.parse.urlsplit(req.full_url).hostname
@@ -241,9 +241,9 @@ def _wanted(manifest: Manifest, names: Sequence[str]) -> list[ModelEntry]:
     """Manifest entries for ``names`` ('default' = the default judge and embedder)."""
     wanted: list[ModelEntry] = []
     for name in names:
-        found = ([x for x in (manifest.default("judge"), manifest.default("embedder")) if x]
-                 if name.lower() == "default" else [manifest.find(name)])
-        if not found or found[0] is None:
+        found = [x for x in ((manifest.default("judge"), manifest.default("embedder"))
+                             if name.lower() == "default" else (manifest.find(name),)) if x]
+        if not found:
             raise ManifestError(f"unknown model '{name}'; known: {', '.join(manifest.names())}")
         wanted += [x for x in found if x not in wanted]
     return wanted

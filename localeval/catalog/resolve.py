@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Literal, Sequence
 
 from localeval.catalog.entry import FETCH_HINT, FileSpec, ManifestError, ModelEntry, human_size
-from localeval.catalog.lock import Lock
+from localeval.catalog.ledger import Lock
 from localeval.catalog.manifest import Manifest, load_manifest
 from localeval.errors import DataError, ModelError
 
@@ -29,7 +29,7 @@ __all__ = [
     "load_lock",
     "bundled_path",
     "missing_files",
-    "resolve_model",
+    "manifest_model_path",
 ]
 
 #: FETCH_HINT (``catalog/entry.py``) is what to run on a machine with internet. The placement
@@ -108,9 +108,12 @@ def _placement_hint(entry: ModelEntry, models_dir: Path, missing: Sequence[FileS
             f"here, then run `localeval models verify` (see docs/air-gap.md)")
 
 
-def resolve_model(name: str, kind: Literal["judge", "embedder"],
-                  models_dir: Path | str | None = None) -> Path:
+def manifest_model_path(name: str, kind: Literal["judge", "embedder"],
+                        models_dir: Path | str | None = None) -> Path:
     """The local path of a manifest model: the GGUF file, or the embedder's folder.
+
+    The manifest step of ``locate_model`` (``catalog/locate.py``), which every
+    ``--judge`` / ``--embedder`` spec goes through.
 
     Never downloads. Raises ``ModelError`` (exit 3) for an unknown name, a name
     of the other kind, or a model whose files are not on this machine; the

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from localeval.catalog.entry import ModelEntry
-from localeval.catalog.lock import Lock
+from localeval.catalog.ledger import Lock
 from localeval.catalog.manifest import Manifest
 from localeval.catalog.resolve import bundled_path, load_lock, load_models, missing_files, models_dir_default
 
@@ -63,7 +63,7 @@ def model_status(entry: ModelEntry, models_dir: Path, lock: Lock) -> ModelStatus
     if any(r is None for r in records):
         return ModelStatus(**base, state="unverified", where=str(root), size=on_disk,
                            size_approx=False, detail="run `localeval models verify`")
-    changed = [s for s, r in zip(specs, records) if s.sha256 and r.sha256 != s.sha256]
+    changed = [s for s, r in zip(specs, records) if s.sha256 and r is not None and r.sha256 != s.sha256]
     if changed:
         return ModelStatus(**base, state="changed", where=str(root), size=on_disk,
                            size_approx=False,

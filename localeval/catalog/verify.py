@@ -15,7 +15,7 @@ from typing import Callable, Sequence
 from localeval.catalog.entry import FileSpec, ModelEntry
 from localeval.catalog.gguf import check_gguf
 from localeval.catalog.hashing import file_sha256
-from localeval.catalog.lock import Lock
+from localeval.catalog.ledger import Lock
 from localeval.catalog.manifest import Manifest
 from localeval.catalog.progress import HashProgress
 from localeval.catalog.resolve import bundled_path, load_lock, load_models, models_dir_default

@@ -1,8 +1,8 @@
-"""``localeval judge check``: is this judge fit to score? Its self-test on known-answer pairs.
+"""``localeval judge check``: is this judge fit to score? Its check on known-answer pairs.
 
 The judge is named and loaded as ``localeval run`` does it (GGUF path, model
 name, URL; its calls cached), then scored on the bundled probe pairs of each
-judge metric (``selfcheck``). Exit 0 when every checked metric is fit, 1 when
+judge metric (``judge_check``). Exit 0 when every checked metric is fit, 1 when
 not (like a failed gate), 2 for usage errors and 3 when the judge or embedder
 cannot be loaded.
 """
@@ -25,7 +25,7 @@ def add_judge_parser(sub: argparse._SubParsersAction) -> None:
                        description="Commands about the judge model.")
     jsub = j.add_subparsers(dest="judge_command", metavar="COMMAND", required=True)
     c = jsub.add_parser(
-        "check", help="self-test a judge on known-answer pairs (exit 1 if not fit)",
+        "check", help="check a judge on known-answer pairs (exit 1 if not fit)",
         description="Score the bundled known-answer pairs (clearly good vs clearly bad, "
                     "en/ja/zh) with each judge metric and say whether the judge orders them "
                     "right: fit (>= 80% of pairs), doubtful (60-80%) or unfit. Exit 0 when "
@@ -55,11 +55,11 @@ def _metrics(spec: str | None) -> list[Any]:
 
 def _embedder(args: argparse.Namespace, store: Any, cfg: Any) -> Any:
     """The named (or configured) embedder; the default one only if it is installed."""
-    from localeval.run import resolve_embedder
+    from localeval.run import build_embedder
 
     named = cfg.embedder
     try:
-        return resolve_embedder(named, store, cfg.device)
+        return build_embedder(named, store, cfg.device)
     except ModelError:
         if named is not None:
             raise
@@ -67,10 +67,10 @@ def _embedder(args: argparse.Namespace, store: Any, cfg: Any) -> Any:
 
 
 def cmd_judge_check(args: argparse.Namespace) -> int:
-    """Run the self-test, print the table (or JSON); 0 when fit, 1 when not."""
+    """Run the judge check, print the table (or JSON); 0 when fit, 1 when not."""
     from localeval.config import run_config
-    from localeval.run import RunProgress, open_cache, resolve_judge
-    from localeval.selfcheck import check_judge, checkable
+    from localeval.judge_check import checkable, run_judge_check
+    from localeval.run import RunProgress, build_judge, open_cache
 
     metrics = _metrics(args.metrics)
     run, skipped = checkable(metrics)
@@ -81,7 +81,7 @@ def cmd_judge_check(args: argparse.Namespace) -> int:
                      verdicts=args.verdicts, judge_options=judge_options(args),
                      cache=False if args.no_cache else args.cache)
     store = open_cache(cfg.cache)
-    judge = resolve_judge(cfg.judge, store, dict(cfg.judge_options))
+    judge = build_judge(cfg.judge, store, dict(cfg.judge_options))
     if judge is None:
         raise UsageError("no judge to check: pass --judge (a GGUF file, a model name in "
                          "models/ or an http(s):// URL), or put one GGUF file in models/")
@@ -94,12 +94,12 @@ def cmd_judge_check(args: argparse.Namespace) -> int:
         nonlocal bar, last
         if bar is None:
             bar = RunProgress(total, enabled=False if (args.quiet or args.json) else None,
-                              description="judge self-test")
+                              description="judge check")
         bar.update(usage, advance=done - last)
         last = done
 
     try:
-        result = check_judge(judge, metrics, embedder=embedder, verdicts=cfg.verdicts,
+        result = run_judge_check(judge, metrics, embedder=embedder, verdicts=cfg.verdicts,
                              cache=store, on_progress=step)
     finally:
         if bar is not None:
@@ -118,7 +118,7 @@ def _print_table(result: Any) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    t = Table(title=f"judge self-test: {result.judge}")
+    t = Table(title=f"judge check: {result.judge}")
     for col in ("metric", "pairs ordered right", "pass rate", "unscored", "verdict"):
         t.add_column(col, justify="left" if col in ("metric", "verdict") else "right")
     for key, m in result.metrics.items():

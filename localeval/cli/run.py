@@ -64,10 +64,10 @@ def _add_run_options(r: argparse.ArgumentParser) -> None:
                         "8+ cores, else 1; on a CPU it pays from about 8, see "
                         "docs/performance.md)")
     g.add_argument("--no-judge-check", action="store_true",
-                   help="skip the judge self-test on known-answer pairs before the first "
+                   help="skip the judge check on known-answer pairs before the first "
                         "judge call (it is cached: a judge is tested once)")
     g.add_argument("--judge-check-pairs", type=positive_int, metavar="N",
-                   help="known-answer pairs per judge metric in that self-test (default: 4; "
+                   help="known-answer pairs per judge metric in that judge check (default: 4; "
                         "`localeval judge check` runs all of them)")
     e = r.add_argument_group("embeddings")
     e.add_argument("--embedder", help="sentence-transformers directory or model name in "
@@ -120,7 +120,7 @@ def _add_gate_options(r: argparse.ArgumentParser) -> None:
                         "10%%) or 'all' (gate on the scored samples only); METRIC=N for one "
                         "metric (repeatable; default: 0)")
     g.add_argument("--fail-if-unfit-judge", action="store_true",
-                   help="fail when the judge did not pass its self-test on known-answer "
+                   help="fail when the judge did not pass its judge check on known-answer "
                         "pairs (doubtful, unfit, or not tested)")
 
 
@@ -210,7 +210,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     result = evaluate(
         data, _run_metrics(args), judge=args.judge, judge_options=judge_options(args),
         workers=args.workers,
-        # --fail-if-unfit-judge needs the self-test even where configuration switches it off
+        # --fail-if-unfit-judge needs the judge check even where configuration switches it off
         judge_check=False if args.no_judge_check else (
             args.judge_check_pairs or (True if gates.judge else None)),
         on_info=info,
@@ -296,10 +296,10 @@ class _Gates:
         self.allow = parse_allow_unscored(args.allow_unscored)
         self.judge = bool(args.fail_if_unfit_judge)
         if self.judge and (args.no_judge_check or args.workers > 1 or args.ray):
-            why = ("--no-judge-check switches the self-test off" if args.no_judge_check else
+            why = ("--no-judge-check switches the judge check off" if args.no_judge_check else
                    "with --workers or --ray the judge is loaded by other processes, which "
-                   "take no self-test; run `localeval judge check` as a CI step instead")
-            raise UsageError(f"--fail-if-unfit-judge needs the judge self-test: {why}")
+                   "take no judge check; run `localeval judge check` as a CI step instead")
+            raise UsageError(f"--fail-if-unfit-judge needs the judge check: {why}")
         #: every metric a gate names -> the option naming it, checked before any judging
         self.named = {**{k: "--allow-unscored" for k in self.allow.per_metric},
                       **{k: "--fail-under-each" for k in self.each},

@@ -35,8 +35,8 @@ def _lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, list[str]]]:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
-        line = data[: e.start].count(b"\n") + 1
-        raise DataError("not UTF-8 text", file=str(path), row=line) from None
+        bad_line = data[: e.start].count(b"\n") + 1
+        raise DataError("not UTF-8 text", file=str(path), row=bad_line) from None
     for n, line in enumerate(text.splitlines(), start=1):
         fields = line.split()
         if fields:

@@ -1,8 +1,8 @@
 """Local embeddings: the embedder protocol, sentence-transformers loading with
 no hub access, the vector cache and the language check.
 
-Modules: ``base`` (the protocol), ``resolve`` (a ``--embedder`` value to a
-local folder, and its files' digest), ``offline`` (the no-Hub guards),
+Modules: ``base`` (the protocol), ``resolve`` (a model folder's manifest entry
+and its files' digest; the folder comes from ``catalog.locate_model``), ``offline`` (the no-Hub guards),
 ``sentence_transformer`` (the model and its device), ``cached``
 (``CachedEmbedder``), ``load`` (``load_embedder``), ``language`` (the
 English-only check).
@@ -14,6 +14,7 @@ _WHERE = {
     "CachedEmbedder": ".cached",
     "SentenceTransformerEmbedder": ".sentence_transformer",
     "load_embedder": ".load",
+    "prep_text": ".base",
     "warn_if_language_mismatch": ".language",
 }
 

@@ -131,7 +131,7 @@ class CachedEmbedder:
             self.hits += len(unique) - len(todo)
             self.misses += len(todo)
 
-            mat = np.stack(rows)  # type: ignore[arg-type]
+            mat = np.stack(rows)  # type: ignore[arg-type]  # every row is filled above (cache or model)
         return mat[[position[t] for t in batch]]
 
     def prefetch(self, texts: Sequence[str]) -> None:

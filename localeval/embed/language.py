@@ -16,9 +16,9 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from localeval.catalog import load_models
+from localeval.catalog import default_model_path, is_default_spec, load_models
 from localeval.embed.base import Embedder
-from localeval.embed.resolve import default_model_path, is_default_spec, manifest_entry
+from localeval.embed.resolve import manifest_entry
 from localeval.errors import ModelError
 from localeval.lang import detect_lang
 

@@ -1,7 +1,7 @@
 """``load_embedder``: a user's ``--embedder`` value (or an embedder object) to a cached embedder.
 
 The one entry point the runner uses: it resolves the value to a local
-folder (``resolve_embedder_path``), loads it with sentence-transformers and
+folder (``catalog.locate_model``), loads it with sentence-transformers and
 wraps it in ``CachedEmbedder``.
 """
 
@@ -24,7 +24,7 @@ def load_embedder(spec: str | os.PathLike[str] | Embedder | None = None, *,
                   device: str = "auto", batch_size: int = 64,
                   models_dir: str | os.PathLike[str] | None = None,
                   cache: Cache | None = None) -> CachedEmbedder:
-    """Resolve ``spec`` (see ``resolve_embedder_path``), load it and wrap it in a cache.
+    """Resolve ``spec`` (see ``catalog.locate_model``), load it and wrap it in a cache.
 
     An embedder object (for example ``HashEmbedder``) is wrapped as is. With
     ``cache=None`` vectors are cached in memory only.

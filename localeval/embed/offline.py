@@ -13,6 +13,7 @@ import contextlib
 import os
 import sys
 from collections.abc import Iterator
+from typing import Any
 
 __all__ = ["hub_offline", "quiet_transformers"]
 
@@ -29,7 +30,8 @@ def hub_offline() -> Iterator[None]:
     set back to what the restored environment says.
     """
     saved = {k: os.environ.get(k) for k in _OFFLINE_VARS}
-    before = sys.modules.get("huggingface_hub.constants")
+    # Any: the module is switched by attribute, and mypy's view of it has no such constant
+    before: Any = sys.modules.get("huggingface_hub.constants")
     saved_const = getattr(before, "HF_HUB_OFFLINE", None)
     for k in _OFFLINE_VARS:
         os.environ[k] = "1"
@@ -43,7 +45,7 @@ def hub_offline() -> Iterator[None]:
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
-        after = sys.modules.get("huggingface_hub.constants")
+        after: Any = sys.modules.get("huggingface_hub.constants")
         if before is not None:
             before.HF_HUB_OFFLINE = saved_const
         elif after is not None:

@@ -1,6 +1,6 @@
 """The sentence-transformers embedder: a local model on CUDA, MPS or CPU, and nothing else.
 
-The model folder comes from ``resolve_embedder_path`` (never the Hub) and is
+The model folder comes from ``catalog.locate_model`` (never the Hub) and is
 loaded with the Hub switched offline and ``local_files_only=True``. Its
 fingerprint covers the model's files and every setting that changes its
 vectors, so the cache never mixes vectors of two models. torch and
@@ -19,16 +19,11 @@ from pathlib import Path
 
 import numpy as np
 
+from localeval.catalog import DEFAULT_EMBEDDER, is_default_spec, locate_model
 from localeval.embed.base import normalise_rows, prep_text
 from localeval.embed.language import guess_english_only
 from localeval.embed.offline import hub_offline, quiet_transformers
-from localeval.embed.resolve import (
-    DEFAULT_EMBEDDER,
-    is_default_spec,
-    manifest_entry,
-    model_files_digest,
-    resolve_embedder_path,
-)
+from localeval.embed.resolve import manifest_entry, model_files_digest
 from localeval.errors import ModelError
 
 __all__ = ["pick_device", "SentenceTransformerEmbedder"]
@@ -77,7 +72,7 @@ class SentenceTransformerEmbedder:
         from localeval.catalog import models_dir_default
 
         models_dir = Path(models_dir) if models_dir else models_dir_default()
-        self.path = resolve_embedder_path(path_or_name, models_dir)
+        self.path = locate_model(path_or_name, "embedder", models_dir)
         spec = str(path_or_name).strip() if path_or_name is not None else DEFAULT_EMBEDDER
         is_default = is_default_spec(path_or_name)
         if not name and not is_default and not Path(spec).expanduser().is_dir():
@@ -116,7 +111,11 @@ class SentenceTransformerEmbedder:
         self.prompt = self._pick_prompt(prompt)
         dim_fn = getattr(model, "get_embedding_dimension", None) or \
             model.get_sentence_embedding_dimension
-        self.dim = int(dim_fn())
+        dim = dim_fn()
+        if dim is None:  # sentence-transformers returns None for a model without a fixed width
+            raise ModelError(f"cannot load embedding model from {self.path}: it does not "
+                             "declare its embedding dimension")
+        self.dim = int(dim)
         self.max_seq_length = model.max_seq_length
         self.english_only = (english_only if english_only is not None
                              else guess_english_only(self.path, self.name, models_dir))

@@ -137,7 +137,7 @@ def _from_table(rows: list[tuple[int, dict[str, Any]]], src: str, cols: list[str
             lab.draw = d
             lab.kind = "sheet"
             try:
-                lab.prob[sid] = float(r.get(PROB_COLUMN))
+                lab.prob[sid] = float(r.get(PROB_COLUMN) or "")  # an empty cell: ValueError
             except (TypeError, ValueError):
                 raise DataError(f"inclusion probability must be a number, got "
                                 f"{r.get(PROB_COLUMN)!r}", file=src, row=n, column=PROB_COLUMN,

@@ -15,7 +15,7 @@ import hashlib
 import json
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from localeval.cache import Cache
 from localeval.errors import JudgeCallError
@@ -25,8 +25,8 @@ __all__ = ["CachedJudge", "request_key", "with_cache"]
 
 
 @functools.lru_cache(maxsize=512)
-def _schema_json(schema: type) -> Any:
-    return schema.model_json_schema()  # type: ignore[attr-defined]
+def _schema_json(schema: type[BaseModel]) -> Any:
+    return schema.model_json_schema()
 
 
 def request_key(fingerprint: str, request: JudgeRequest) -> str:

@@ -241,7 +241,7 @@ def max_tokens_for(schema: type[BaseModel] | dict[str, Any],
             return max(recurse(a, path) for a in alts)
         if "allOf" in node:
             return recurse(node["allOf"][0], path)
-        t = node.get("type")
+        t = str(node.get("type"))
         if t == "string":
             fmt = str(node.get("format", ""))
             if fmt:

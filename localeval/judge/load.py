@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Callable
 
-from localeval.errors import ModelError, UsageError
+from localeval.errors import UsageError
 from localeval.judge.base import Judge, declared
 
-__all__ = ["load_judge", "resolve_model_path", "register_judge_backend",
+__all__ = ["load_judge", "register_judge_backend",
            "unregister_judge_backend", "JudgeBackendEntry", "JudgeFactory"]
 
 #: ``build(spec, models_dir=, judge_model=, **options)``: the judge, or None when the spec
@@ -59,43 +58,6 @@ def register_judge_backend(name: str, claims: Callable[[str | None], bool],
 def unregister_judge_backend(name: str) -> None:
     """Remove the backend called ``name`` (nothing if there is none)."""
     _BACKENDS[:] = [b for b in _BACKENDS if b.name != name]
-
-
-def resolve_model_path(spec: str | None, models_dir: str | os.PathLike[str] | None = None
-                       ) -> Path | None:
-    """The GGUF file ``spec`` names, or None when ``spec`` is None and models/ has not
-    exactly one GGUF.
-
-    A path (absolute, relative, or anything with a separator or ``.gguf``
-    suffix) must exist; a bare name is looked up as ``models_dir/NAME`` and
-    ``models_dir/NAME.gguf``.
-    """
-    from localeval.catalog import models_dir_default
-
-    # One models folder for every resolver: the argument, else $LOCALEVAL_MODELS, else ./models.
-    mdir = Path(models_dir) if models_dir else models_dir_default()
-    if spec is None:
-        found = sorted(mdir.glob("*.gguf")) if mdir.is_dir() else []
-        return found[0] if len(found) == 1 else None
-    p = Path(spec).expanduser()
-    looks_like_path = p.is_absolute() or os.sep in spec or "/" in spec or spec.endswith(".gguf")
-    candidates = [p] if looks_like_path else []
-    if not p.is_absolute():
-        candidates += [mdir / spec, mdir / f"{spec}.gguf"]
-    if not looks_like_path:
-        candidates.append(p)
-    for c in candidates:
-        if c.is_file():
-            return c
-    if not looks_like_path:
-        # A name from the models manifest: its file, or exactly where to put it.
-        from localeval.catalog import load_models, resolve_model
-
-        if load_models(mdir).find(spec, "judge") is not None:
-            return resolve_model(spec, "judge", mdir)
-    tried = ", ".join(str(c) for c in dict.fromkeys(candidates))
-    raise ModelError(f"judge model not found: {spec} (looked for {tried}); put the GGUF file "
-                     f"in {mdir}/ or pass a path")
 
 
 def load_judge(spec: Any, *, models_dir: str | os.PathLike[str] | None = None,
@@ -147,7 +109,9 @@ def _build_http(spec: str, *, models_dir: Any, judge_model: str | None, **opts: 
 
 def _build_gguf(spec: str | None, *, models_dir: str | os.PathLike[str] | None,
                 judge_model: str | None, **opts: Any) -> Judge | None:
-    path = resolve_model_path(spec, models_dir)
+    from localeval.catalog import locate_model
+
+    path = locate_model(spec, "judge", models_dir)
     if path is None:
         return None
     from localeval.judge.llama.judge import LlamaJudge

@@ -9,9 +9,9 @@ the registry and the parser of metric specs (``ndcg@10``). Families:
 ``factual`` (ragas's FactualCorrectness). User-defined judged metrics
 (``criteria``: AspectCritic, ``rubrics``, ``geval``) are built by the user
 in Python or from a TOML file (``definitions``), not by name. They register
-themselves on import; ``registry()`` imports them on first use. ``scoring``
+themselves on import; ``registry()`` imports them on first use. ``unscored``
 scores one metric on one sample safely (``score_one``): runs, the judge
-self-test and the RAGAS-style objects all go through it; ``degenerate`` decides
+judge check and the RAGAS-style objects all go through it; ``degenerate`` decides
 empty inputs there, before any model call.
 """
 
@@ -23,7 +23,7 @@ _WHERE = {
     "Accounting": ".model_access", "NoEmbedder": "localeval.errors", "NoJudge": "localeval.errors",
     "get_metric": ".specs", "parse_metrics": ".specs", "register": ".specs",
     "registry": ".specs",
-    "missing_reason": ".scoring", "score_one": ".scoring",
+    "missing_reason": ".unscored", "score_one": ".unscored",
     "decide_empty": ".degenerate", "empty_input_note": ".degenerate", "is_empty": ".degenerate",
     "DECIDED": ".degenerate", "EXTRACTED_NOTHING": ".degenerate",
     "Bleu": ".bleu", "corpus_bleu_from_scores": ".bleu",

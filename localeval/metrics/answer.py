@@ -14,10 +14,11 @@ from typing import ClassVar, Literal
 
 import numpy as np
 
+from localeval.embed import prep_text
 from localeval.metrics.base import Metric
 from localeval.metrics.degenerate import extracted_nothing
-from localeval.metrics.grounding import reason_chars
 from localeval.metrics.model_access import Judging
+from localeval.metrics.output_bounds import reason_chars
 from localeval.metrics.schemas import (
     MAX_QUESTIONS,
     GeneratedQuestions,
@@ -25,7 +26,7 @@ from localeval.metrics.schemas import (
     sized,
 )
 from localeval.metrics.specs import register
-from localeval.metrics.steps import cosine_rows, embed_text, statement_verdicts, statements
+from localeval.metrics.steps import SIDES, statement_verdicts, statements
 from localeval.types import Sample, Score
 
 __all__ = [
@@ -33,6 +34,8 @@ __all__ = [
     "AnswerRelevancy",
     "AnswerSimilarity",
     "AnswerCorrectness",
+    "cosine_rows",
+    "embed_text",
     "NoiseSensitivity",
     "fbeta",
 ]
@@ -96,7 +99,7 @@ class AnswerRelevancy(Metric):
     def score(self, sample: Sample, ctx: Judging) -> Score:
         reply = ctx.ask("answer_relevancy", sized(GeneratedQuestions, self.strictness), sample,
                         n=self.strictness)
-        gens = reply.output.questions  # type: ignore[attr-defined]
+        gens = reply.output.questions
         texts = [g.question.strip() for g in gens]
         flags = [int(g.noncommittal) for g in gens]
         details: dict = {"generated": [{"question": t, "noncommittal": f}
@@ -111,6 +114,19 @@ class AnswerRelevancy(Metric):
         details["all_noncommittal"] = all_noncommittal
         details["distinct_questions"] = len(set(texts))
         return Score(0.0 if all_noncommittal else float(np.mean(cos)), details=details)
+
+
+def embed_text(text: str | None) -> str:
+    """A sample's text as embedded: a missing one as the empty string (``prep_text``'s rule)."""
+    return prep_text(text or "")
+
+
+def cosine_rows(vectors: np.ndarray, anchor: int = 0) -> np.ndarray:
+    """Cosine of every row with row ``anchor``, after L2 normalisation (raw, unclipped)."""
+    v = np.asarray(vectors, dtype=np.float64)
+    norms = np.linalg.norm(v, axis=1, keepdims=True)
+    v = v / np.where(norms == 0, 1.0, norms)
+    return v @ v[anchor]
 
 
 def _cosines(vecs: np.ndarray) -> np.ndarray:
@@ -195,8 +211,8 @@ class AnswerCorrectness(Metric):
             raise ValueError("beta must be > 0")
         object.__setattr__(self, "weights", w)
 
-    @property  # type: ignore[override]
-    def uses_embedder(self) -> bool:  # an instance property: no embedder when w1 == 0
+    @property
+    def uses_embedder(self) -> bool:  # type: ignore[override]  # per instance (no embedder when w1 == 0), a ClassVar on Metric
         return self.weights[1] != 0
 
     def texts_to_embed(self, sample: Sample) -> list[str]:
@@ -205,7 +221,7 @@ class AnswerCorrectness(Metric):
         return [embed_text(sample.answer), embed_text(sample.reference)]
 
     def score(self, sample: Sample, ctx: Judging) -> Score:
-        a_got, g_got = ctx.map(lambda t: statements(ctx, sample, t), ("answer", "reference"))
+        a_got, g_got = ctx.map(lambda t: statements(ctx, sample, t), SIDES)
         a_st, g_st = a_got.statements, g_got.statements
         details: dict = {"answer_statements": a_st, "reference_statements": g_st,
                          "duplicates_merged": a_got.merged + g_got.merged}
@@ -235,7 +251,7 @@ class AnswerCorrectness(Metric):
         schema = correctness_schema(len(a_st), len(g_st), reason_chars(a_st + g_st))
         out = ctx.ask("answer_correctness", schema, sample,
                       answer_statements=a_st, reference_statements=g_st).output
-        a_v, g_v = out.answer, out.reference  # type: ignore[attr-defined]
+        a_v, g_v = out.answer, out.reference
         details["TP"] = [{"statement": s, "reason": v.reason} for s, v in zip(a_st, a_v)
                          if v.verdict == 1]
         details["FP"] = [{"statement": s, "reason": v.reason} for s, v in zip(a_st, a_v)
@@ -271,7 +287,7 @@ class NoiseSensitivity(Metric):
             raise ValueError("mode must be 'relevant' or 'irrelevant'")
 
     def score(self, sample: Sample, ctx: Judging) -> Score:
-        a_got, g_got = ctx.map(lambda t: statements(ctx, sample, t), ("answer", "reference"))
+        a_got, g_got = ctx.map(lambda t: statements(ctx, sample, t), SIDES)
         a_st, g_st = a_got.statements, g_got.statements
         details: dict = {"answer_statements": a_st, "reference_statements": g_st,
                          "duplicates_merged": a_got.merged + g_got.merged}

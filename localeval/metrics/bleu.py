@@ -25,7 +25,7 @@ from localeval.metrics.base import Metric
 from localeval.metrics.model_access import Judging
 from localeval.metrics.ngrams import encode_pairs, ngram_matches
 from localeval.metrics.specs import register
-from localeval.metrics.text_pairs import pair_language, split_missing
+from localeval.metrics.text_pairs import filled, pair_language, split_missing
 from localeval.types import Sample, Score
 
 __all__ = ["Bleu", "corpus_bleu", "corpus_bleu_from_scores", "weighted_bleu"]
@@ -48,8 +48,8 @@ def weighted_bleu(correct: Sequence[float], total: Sequence[float], sys_len: int
     from sacrebleu.metrics.bleu import BLEU
     from sacrebleu.utils import my_log
 
-    if smooth_value is None:
-        smooth_value = BLEU.SMOOTH_DEFAULTS[smoothing]
+    # sacrebleu's default k for add-k and floor; "exp" and "none" use none (0.0 is never read)
+    k: float = smooth_value if smooth_value is not None else (BLEU.SMOOTH_DEFAULTS[smoothing] or 0.0)
     bp = 1.0
     if sys_len < ref_len:
         bp = math.exp(1 - ref_len / sys_len) if sys_len > 0 else 0.0
@@ -62,8 +62,8 @@ def weighted_bleu(correct: Sequence[float], total: Sequence[float], sys_len: int
     eff = order
     for n in range(1, order + 1):
         if smoothing == "add-k" and n > 1:
-            correct[n - 1] += smooth_value
-            total[n - 1] += smooth_value
+            correct[n - 1] += k
+            total[n - 1] += k
         if total[n - 1] == 0:
             break
         if effective_order:
@@ -73,7 +73,7 @@ def weighted_bleu(correct: Sequence[float], total: Sequence[float], sys_len: int
                 smooth_mteval *= 2
                 precisions[n - 1] = 100.0 / (smooth_mteval * total[n - 1])
             elif smoothing == "floor":
-                precisions[n - 1] = 100.0 * smooth_value / total[n - 1]
+                precisions[n - 1] = 100.0 * k / total[n - 1]
         else:
             precisions[n - 1] = 100.0 * correct[n - 1] / total[n - 1]
     wsum = sum(weights[:eff])
@@ -161,11 +161,13 @@ class Bleu(Metric):
 
             # sacrebleu's own arithmetic: equal to the last bit. (It mutates
             # the lists for add-k, hence the copies.)
-            return BLEU.compute_bleu(list(correct), list(total), sys_len, ref_len,
+            return BLEU.compute_bleu(list(correct), list(total),  # type: ignore[arg-type]  # counts: sacrebleu's hints say int
+                                     sys_len, ref_len,
                                      smooth_method=self.smoothing, smooth_value=self.smooth_value,
                                      effective_order=effective_order,
                                      max_ngram_order=self.orders).score
-        return weighted_bleu(correct, total, sys_len, ref_len, self.weights[: self.orders],
+        weights = self.weights or (1.0,) * self.orders  # None is uniform, taken above
+        return weighted_bleu(correct, total, sys_len, ref_len, weights[: self.orders],
                              self.smoothing, self.smooth_value, effective_order)
 
     # -- statistics
@@ -198,7 +200,7 @@ class Bleu(Metric):
             out[i] = Score(value / 100.0, details={
                 "counts": correct, "totals": total, "hyp_len": row[0], "ref_len": row[1],
                 "tokenize": name})
-        return out  # type: ignore[return-value]
+        return filled(out)
 
     def corpus_from_scores(self, scores: Sequence[Score]) -> Score:
         """Corpus BLEU from this metric's per-sample scores (the runner's summary hook)."""
@@ -236,12 +238,13 @@ def corpus_bleu(samples: Sequence[Sample], metric: Bleu | str | None = None,
                 ctx: Judging | None = None) -> Score:
     """Corpus BLEU of ``samples`` for a ``Bleu`` metric (or spec such as
     ``"bleu:max_order=2"``; default ``Bleu()``)."""
+    chosen: object = metric
     if isinstance(metric, str):
         from localeval.metrics.specs import parse_metrics
 
-        (metric,) = parse_metrics(metric)
-    if metric is None:
-        metric = Bleu()
-    if not isinstance(metric, Bleu):
+        (chosen,) = parse_metrics(metric)
+    if chosen is None:
+        chosen = Bleu()
+    if not isinstance(chosen, Bleu):
         raise TypeError("corpus_bleu needs a bleu metric")
-    return metric.corpus_score(samples, ctx)
+    return chosen.corpus_score(samples, ctx)

@@ -21,7 +21,7 @@ from localeval.lang import bleu_tokens
 from localeval.metrics.base import Metric
 from localeval.metrics.model_access import Judging
 from localeval.metrics.specs import register
-from localeval.metrics.text_pairs import check_lang, pair_language, split_missing
+from localeval.metrics.text_pairs import check_lang, filled, pair_language, split_missing
 from localeval.types import Sample, Score
 
 __all__ = ["Chrf", "chrf_value"]
@@ -87,4 +87,4 @@ class Chrf(Metric):
                                word_order=self.word_order, beta=self.beta,
                                lowercase=self.lowercase, whitespace=self.whitespace)
             out[i] = Score(value, details={"lang": lang} if self.word_order else {})
-        return out  # type: ignore[return-value]
+        return filled(out)

@@ -137,7 +137,7 @@ class CriticParameters(Parameters):
 class AspectCritic(UserDefined):
     """A yes/no criterion in the user's words, judged on the sample (1.0 = meets it)."""
 
-    name: str = ""  # type: ignore[misc]
+    name: str = ""  # type: ignore[misc]  # a dataclass field where Metric has a ClassVar: set per criterion
     definition: str = ""
     strictness: int = 1
 

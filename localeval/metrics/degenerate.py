@@ -61,7 +61,7 @@ def empty_reason(field: str) -> str:
 def decide_empty(metric: Any, sample: Sample) -> Score | None:
     """The score an empty input gives ``metric`` on ``sample``, or None when the metric runs.
 
-    Called before any judge or embedder call (``scoring.score_one``).
+    Called before any judge or embedder call (``unscored.score_one``).
     """
     for field, value in getattr(metric, "on_empty", ()):
         if is_empty(sample, field):

@@ -35,11 +35,11 @@ from localeval.lang import resolve_lang
 from localeval.metrics.answer import fbeta
 from localeval.metrics.base import Metric
 from localeval.metrics.degenerate import extracted_nothing
-from localeval.metrics.grounding import merge_duplicates, source, statement_bounds
 from localeval.metrics.model_access import Judging
+from localeval.metrics.output_bounds import merge_duplicates, source, statement_bounds
 from localeval.metrics.schemas import statements_schema
 from localeval.metrics.specs import register
-from localeval.metrics.steps import statement_verdicts, statements
+from localeval.metrics.steps import SIDES, statement_verdicts, statements
 from localeval.types import Sample, Score
 
 __all__ = ["FactualCorrectness", "factual_score"]
@@ -94,12 +94,12 @@ class FactualCorrectness(Metric):
         items, chars = statement_bounds(source(text, resolve_lang(ctx.lang, text)))
         reply = ctx.ask("claims", statements_schema(items, chars), sample, target=target,
                         atomicity=self.atomicity, coverage=self.coverage)
-        return merge_duplicates(reply.output.statements)  # type: ignore[attr-defined]
+        return merge_duplicates(reply.output.statements)
 
     def score(self, sample: Sample, ctx: Judging) -> Score:
         # The answer's side and the reference's side are independent chains
         # (claims, then verdicts): asked together when the judge batches.
-        sides = ["answer"] if self.mode == "precision" else ["answer", "reference"]
+        sides = SIDES[:1] if self.mode == "precision" else SIDES
         got = ctx.map(lambda side: self._side(ctx, sample, side), sides)
         (a_claims, merged, a_verdicts, a_values) = got[0]
         details: dict[str, Any] = {"answer_claims": a_claims}

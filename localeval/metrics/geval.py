@@ -26,8 +26,8 @@ from pydantic import Field, StrictStr
 from localeval.errors import InvalidArgument
 from localeval.lang import resolve_lang
 from localeval.metrics.criteria import UserDefined
-from localeval.metrics.grounding import merge_duplicates
 from localeval.metrics.model_access import Judging
+from localeval.metrics.output_bounds import merge_duplicates
 from localeval.metrics.parameters import MAX_LEVEL, Level, Parameters, Texts, refuse
 from localeval.metrics.rubrics import rate
 from localeval.metrics.schemas import MAX_SCALE_POINTS, MAX_STEPS, EvaluationSteps
@@ -56,7 +56,7 @@ class GEvalParameters(Parameters):
 class GEval(UserDefined):
     """Score 0-1 from the judge's rating on ``scale`` (default 1-5) by evaluation steps."""
 
-    name: str = ""  # type: ignore[misc]
+    name: str = ""  # type: ignore[misc]  # a dataclass field where Metric has a ClassVar: set per criterion
     criteria: str = ""
     evaluation_steps: tuple[str, ...] | None = None
     scale: tuple[int, int] = (1, 5)
@@ -84,12 +84,12 @@ class GEval(UserDefined):
                 refuse(self, "evaluation_steps", "is empty")
             object.__setattr__(self, "evaluation_steps", steps)
 
-    @property  # type: ignore[override]
-    def requires(self) -> tuple[str, ...]:  # the fields the criterion is about
+    @property
+    def requires(self) -> tuple[str, ...]:  # type: ignore[override]  # per criterion, a ClassVar on Metric
         return self.fields
 
-    @property  # type: ignore[override]
-    def on_empty(self) -> tuple[tuple[str, float | None], ...]:
+    @property
+    def on_empty(self) -> tuple[tuple[str, float | None], ...]:  # type: ignore[override]  # per criterion, a ClassVar on Metric
         """An empty answer is the scale's lowest point when the criterion reads the answer;
         other empty fields go to the judge (the criterion may be about their absence)."""
         return (("answer", 0.0),) if "answer" in self.fields else ()
@@ -109,7 +109,7 @@ class GEval(UserDefined):
                          fields=list(self.fields), min_steps=3, max_steps=MAX_STEPS).output
         # The template numbers the steps itself; a repeated step is one step.
         steps = tuple(merge_duplicates([_NUMBERED.sub("", s)
-                                        for s in out.steps])[0])  # type: ignore[attr-defined]
+                                        for s in out.steps])[0])
         if not steps:  # a judge that wrote nothing still gets the criterion itself
             steps = (self.criteria,)
         with _steps_lock:

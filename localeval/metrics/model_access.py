@@ -274,26 +274,32 @@ class Judging:
         """
         import localeval.prompts as prompting
 
-        reply = self._send(step, schema, sample, lang, prob_field, inputs, examples=True)
-        if self.copy_check and prompting.find_copies(reply.output, step, sample, lang=lang, **inputs):
+        # Each prompt is rendered once and passed along: the one sent, the copy
+        # check's pair and the retry's prompt are the same messages.
+        with_example, version = prompting.render(step, sample, lang=lang, examples=True, **inputs)
+        self.accounting.record_prompt(step, version)
+        reply = self._send(step, schema, sample, prob_field, inputs, with_example)
+        if not self.copy_check:
+            return reply
+        bare, _ = prompting.render(step, sample, lang=lang, examples=False, **inputs)
+        if prompting.copies_in(reply.output, with_example, bare):
             self.accounting.add_usage(Usage(copied_calls=1))
-            reply = self._send(step, schema, sample, lang, prob_field, inputs, examples=False)
-            if prompting.find_copies(reply.output, step, sample, lang=lang, **inputs):
+            reply = self._send(step, schema, sample, prob_field, inputs, bare)
+            if prompting.copies_in(reply.output, with_example, bare):
                 self.accounting.add_usage(Usage(copy_failures=1))
                 return JudgeCallError(COPIED_EXAMPLE)
         return reply
 
-    def _send(self, step: str, schema: type[BaseModel], sample: Sample, lang: str,
-              prob_field: str | None, inputs: dict[str, Any], *, examples: bool) -> JudgeReply:
-        import localeval.prompts as prompting
-
-        messages, version = prompting.render(step, sample, lang=lang, examples=examples, **inputs)
-        self.accounting.record_prompt(step, version)
+    def _send(self, step: str, schema: type[BaseModel], sample: Sample, prob_field: str | None,
+              inputs: dict[str, Any], messages: list[dict[str, str]]) -> JudgeReply:
+        judge = self.judge
+        if judge is None:
+            raise NoJudge()
         req = JudgeRequest(step=step, messages=tuple(messages), schema=schema, seed=self.seed,
                            temperature=self.temperature, prob_field=prob_field,
                            sample=sample, inputs=dict(inputs))
         try:
-            reply = self.judge.ask(req)  # type: ignore[union-attr]
+            reply = judge.ask(req)
         except JudgeCallError as e:
             # A failed call still cost a call (and its tokens, when the judge says so).
             self.accounting.add_usage(e.usage if e.usage.calls else Usage(calls=1))

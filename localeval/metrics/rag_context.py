@@ -18,8 +18,9 @@ from typing import ClassVar
 from localeval.lang import resolve_lang, split_sentences
 from localeval.metrics.base import Metric
 from localeval.metrics.degenerate import extracted_nothing
-from localeval.metrics.grounding import entity_bounds, occurs_in, reason_chars, source
 from localeval.metrics.model_access import Judging
+from localeval.metrics.output_bounds import entity_bounds, occurs_in, reason_chars, source
+from localeval.metrics.rankings import average_precision
 from localeval.metrics.schemas import (
     MAX_STATEMENTS,
     ContextVerdict,
@@ -28,7 +29,7 @@ from localeval.metrics.schemas import (
     verdicts_schema,
 )
 from localeval.metrics.specs import register
-from localeval.metrics.steps import average_precision, verdict_values
+from localeval.metrics.steps import verdict_values
 from localeval.types import Sample, Score
 
 __all__ = [

@@ -12,6 +12,7 @@ trec_eval's conventions are in ``localeval.metrics.retrieval``.
 
 from __future__ import annotations
 
+import functools
 import math
 import threading
 import weakref
@@ -24,7 +25,8 @@ import numpy as np
 if TYPE_CHECKING:
     from localeval.metrics.model_access import Judging
 
-__all__ = ["Rankings", "RankingOps", "prepare_rankings", "rankings_for", "safe_div"]
+__all__ = ["Rankings", "RankingOps", "average_precision", "prepare_rankings", "rankings_for",
+           "safe_div"]
 
 
 @dataclass(frozen=True)
@@ -156,12 +158,16 @@ class _RunCache:
             return hit[3]
         rankings = prepare_rankings(pairs)
         try:
-            ref = weakref.ref(run, lambda _r, k=key: self._drop(k))
+            ref = weakref.ref(run, functools.partial(self._drop_ref, key))
         except TypeError:  # a run key without weak references: do not cache
             return rankings
         with self._lock:
             self._entries[key] = (ref, list(pairs), lengths, rankings)
         return rankings
+
+    def _drop_ref(self, key: int, _ref: Any) -> None:
+        """The weakref callback: ``run`` is gone, so is its entry."""
+        self._drop(key)
 
     def _drop(self, key: int) -> None:
         with self._lock:
@@ -240,3 +246,24 @@ def safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     out = np.zeros(num.shape, dtype=np.float64)
     np.divide(num, den, out=out, where=den > 0)
     return out
+
+
+def average_precision(values: Sequence[float]) -> float:
+    """sum_i(precision@i * v_i) / sum_i v_i; 0.0 when nothing is useful or there is nothing.
+
+    The average precision of one judged list (context_precision's: ``values``
+    are the judge's usefulness verdicts in rank order, possibly fractional),
+    divided by the useful items found; ``RankingOps.average_precision`` is
+    trec_eval's, over many queries, divided by the relevant documents judged.
+
+    ragas adds 1e-10 to the denominator; the exact form differs from it by
+    less than 1e-9 whenever the denominator is at least 0.1.
+    """
+    total = float(sum(values))
+    if not values or total <= 0.0:
+        return 0.0
+    running, num = 0.0, 0.0
+    for i, v in enumerate(values, start=1):
+        running += v
+        num += (running / i) * v
+    return num / total

@@ -37,6 +37,7 @@ from localeval.metrics.base import Metric
 from localeval.metrics.model_access import Judging
 from localeval.metrics.rankings import RankingOps, rankings_for, safe_div
 from localeval.metrics.specs import register
+from localeval.metrics.text_pairs import filled
 from localeval.types import Sample, Score
 
 __all__ = ["HitRate", "Mrr", "Precision", "Recall", "Map", "Dcg", "Ndcg", "NO_JUDGEMENTS"]
@@ -85,7 +86,7 @@ class _RetrievalMetric(Metric):
             if dup:
                 d["duplicates_dropped"] = dup
             out[i] = Score(v, details=d)
-        return out  # type: ignore[return-value]
+        return filled(out)
 
     def compute(self, ops: RankingOps) -> tuple[np.ndarray, list[dict[str, Any]]]:
         raise NotImplementedError

@@ -19,7 +19,7 @@ from localeval.metrics.base import Metric
 from localeval.metrics.model_access import Judging
 from localeval.metrics.ngrams import PairBatch, encode_pairs, lcs_lengths, ngram_matches
 from localeval.metrics.specs import register
-from localeval.metrics.text_pairs import check_lang, pair_language, split_missing
+from localeval.metrics.text_pairs import check_lang, filled, pair_language, split_missing
 from localeval.types import Sample, Score
 
 __all__ = ["Rouge1", "Rouge2", "RougeL", "RougeBatch", "cached_rouge_batch", "rouge_scores"]
@@ -130,15 +130,16 @@ class _Rouge(Metric):
 
     def score_batch(self, samples: Sequence[Sample], ctx: Judging | None = None) -> list[Score]:
         out, todo = split_missing(samples, self.requires)
-        refs = [samples[i].reference for i in todo]
-        hyps = [samples[i].answer for i in todo]
+        # split_missing leaves out samples without either text
+        refs = [samples[i].reference or "" for i in todo]
+        hyps = [samples[i].answer or "" for i in todo]
         langs = [pair_language(self.lang, ctx, r, h) for r, h in zip(refs, hyps)]
         res = rouge_scores(refs, hyps, (self.kind,), stem=self.stem, langs=langs)[self.kind]
         col = {"p": 0, "r": 1, "f": 2}[self.measure]
         for i, (p, r, f), lang in zip(todo, res.tolist(), langs):
             out[i] = Score((p, r, f)[col], details={"precision": p, "recall": r, "fmeasure": f,
                                                     "lang": lang})
-        return out  # type: ignore[return-value]
+        return filled(out)
 
 
 @register

@@ -126,7 +126,7 @@ def rate(ctx: Judging, sample: Sample, step: str, levels: tuple[int, ...],
 class RubricsScore(UserDefined):
     """A score from a rubric of levels, each with a description (ragas's RubricsScore)."""
 
-    name: str = "rubrics_score"  # type: ignore[misc]
+    name: str = "rubrics_score"  # type: ignore[misc]  # a field where Metric has a ClassVar: renamable
     rubrics: Any = DEFAULT_RUBRIC
 
     requires: ClassVar[tuple[str, ...]] = ("answer",)
@@ -161,7 +161,7 @@ class InstanceRubrics(UserDefined):
     sample without it, or with a malformed one, is unscored with the reason.
     """
 
-    name: str = "instance_rubrics"  # type: ignore[misc]
+    name: str = "instance_rubrics"  # type: ignore[misc]  # a field where Metric has a ClassVar: renamable
     column: str = "rubrics"
 
     requires: ClassVar[tuple[str, ...]] = ("answer",)

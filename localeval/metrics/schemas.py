@@ -21,7 +21,7 @@ selects from its inputs, the output can then hold nothing but the inputs.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Annotated, ClassVar, Literal
+from typing import TYPE_CHECKING, Annotated, ClassVar, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, create_model
 
@@ -84,10 +84,17 @@ class _Out(BaseModel):
     list_field: ClassVar[str | None] = None
 
 
+#: A schema class and the sized variants made from it.
+O = TypeVar("O", bound=_Out)
+
+
 StatementText = Annotated[str, Field(max_length=STATEMENT_CHARS)]
 EntityText = Annotated[str, Field(max_length=ENTITY_CHARS)]
 #: An enum, not a range: the grammar converter ignores minimum/maximum.
-SentenceNumber = Literal[tuple(range(1, MAX_SENTENCES + 1))]  # type: ignore[valid-type]
+if TYPE_CHECKING:  # a Literal of every sentence number, built at run time: an int to mypy
+    SentenceNumber = int
+else:
+    SentenceNumber = Literal[tuple(range(1, MAX_SENTENCES + 1))]
 
 
 class Statements(_Out):
@@ -220,8 +227,8 @@ def _max_items(schema: type[_Out], name: str) -> int:
     return 10**6
 
 
-def _variant(base: type[_Out], name: str, **fields: tuple) -> type[_Out]:
-    return create_model(  # type: ignore[call-overload,no-any-return]
+def _variant(base: type[O], name: str, **fields: tuple) -> type[O]:
+    return create_model(  # type: ignore[call-overload]  # fields built at run time match no overload
         name, __base__=base, __doc__=base.__doc__, **fields)
 
 
@@ -236,8 +243,8 @@ def statements_schema(max_items: int, max_chars: int) -> type[Statements]:
     _check("max_items", max_items, MAX_STATEMENTS)
     _check("max_chars", max_chars, STATEMENT_CHARS)
     text = Annotated[str, Field(max_length=max_chars)]
-    return _variant(Statements, f"Statements{max_items}x{max_chars}",  # type: ignore[return-value]
-                    statements=(list[text], Field(max_length=max_items)))  # type: ignore[valid-type]
+    return _variant(Statements, f"Statements{max_items}x{max_chars}",
+                    statements=(list[text], Field(max_length=max_items)))
 
 
 @lru_cache(maxsize=256)
@@ -246,8 +253,8 @@ def entities_schema(max_items: int, max_chars: int) -> type[Entities]:
     _check("max_items", max_items, MAX_ENTITIES)
     _check("max_chars", max_chars, ENTITY_CHARS)
     text = Annotated[str, Field(max_length=max_chars)]
-    return _variant(Entities, f"Entities{max_items}x{max_chars}",  # type: ignore[return-value]
-                    entities=(list[text], Field(max_length=max_items)))  # type: ignore[valid-type]
+    return _variant(Entities, f"Entities{max_items}x{max_chars}",
+                    entities=(list[text], Field(max_length=max_items)))
 
 
 @lru_cache(maxsize=64)
@@ -255,7 +262,7 @@ def _verdict(reason_chars: int) -> type[Verdict]:
     if reason_chars == REASON_CHARS:
         return Verdict
     _check("reason_chars", reason_chars, REASON_CHARS)
-    return _variant(Verdict, f"Verdict{reason_chars}",  # type: ignore[return-value]
+    return _variant(Verdict, f"Verdict{reason_chars}",
                     reason=(str, Field(max_length=reason_chars)))
 
 
@@ -264,10 +271,10 @@ def verdicts_schema(n: int, reason_chars: int = REASON_CHARS) -> type[Verdicts]:
     """Verdicts with exactly ``n`` verdicts whose reasons hold at most ``reason_chars``."""
     _check("n", n, MAX_STATEMENTS)
     if reason_chars == REASON_CHARS:
-        return sized(Verdicts, n)  # type: ignore[return-value]
+        return sized(Verdicts, n)  # type: ignore[return-value]  # sized() returns the base's subclass
     item = _verdict(reason_chars)
-    return _variant(Verdicts, f"Verdicts{n}r{reason_chars}",  # type: ignore[return-value]
-                    verdicts=(list[item], Field(min_length=n, max_length=n)))  # type: ignore[valid-type]
+    return _variant(Verdicts, f"Verdicts{n}r{reason_chars}",
+                    verdicts=(list[item], Field(min_length=n, max_length=n)))  # type: ignore[valid-type]  # a type built at run time
 
 
 @lru_cache(maxsize=256)
@@ -282,10 +289,10 @@ def correctness_schema(n_answer: int, n_reference: int,
     _check("n_answer", n_answer, MAX_STATEMENTS)
     _check("n_reference", n_reference, MAX_STATEMENTS)
     item = _verdict(reason_chars)
-    return _variant(  # type: ignore[return-value]
+    return _variant(
         CorrectnessVerdicts, f"CorrectnessVerdicts{n_answer}x{n_reference}r{reason_chars}",
-        answer=(list[item], Field(min_length=n_answer, max_length=n_answer)),  # type: ignore[valid-type]
-        reference=(list[item], Field(min_length=n_reference,  # type: ignore[valid-type]
+        answer=(list[item], Field(min_length=n_answer, max_length=n_answer)),  # type: ignore[valid-type]  # a type built at run time
+        reference=(list[item], Field(min_length=n_reference,  # type: ignore[valid-type]  # a type built at run time
                                      max_length=n_reference)))
 
 
@@ -301,10 +308,10 @@ def selection_schema(n: int) -> type[SentenceSelection]:
     values = tuple(range(1, n + 1))
     # Written as an enum even for n == 1 (pydantic would write "const"), so
     # every selection schema has the same form for grammar and test judges.
-    number = Annotated[Literal[values], WithJsonSchema(  # type: ignore[valid-type]
+    number = Annotated[Literal[values], WithJsonSchema(  # type: ignore[valid-type]  # a type built at run time
         {"type": "integer", "enum": list(values)})]
-    return _variant(SentenceSelection, f"SentenceSelection{n}",  # type: ignore[return-value]
-                    sentences=(list[number], Field(max_length=n)))  # type: ignore[valid-type]
+    return _variant(SentenceSelection, f"SentenceSelection{n}",
+                    sentences=(list[number], Field(max_length=n)))
 
 
 @lru_cache(maxsize=256)
@@ -321,9 +328,9 @@ def rating_schema(values: tuple[int, ...], reason_chars: int = REASON_CHARS) -> 
         raise ValueError(f"a score needs 2 to {MAX_SCALE_POINTS} allowed values, got {len(vals)}")
     _check("reason_chars", reason_chars, REASON_CHARS)
     # An enum even where pydantic would write "const" (as in selection_schema).
-    score = Annotated[Literal[vals], WithJsonSchema(  # type: ignore[valid-type]
+    score = Annotated[Literal[vals], WithJsonSchema(  # type: ignore[valid-type]  # a type built at run time
         {"type": "integer", "enum": list(vals)})]
     name = f"Rating{vals[0]}to{vals[-1]}n{len(vals)}r{reason_chars}"
-    return create_model(  # type: ignore[call-overload,no-any-return]
+    return create_model(
         name, __base__=_Out, __doc__="A reason, then a score from the allowed values.",
         reason=(str, Field(max_length=reason_chars)), score=(score, ...))

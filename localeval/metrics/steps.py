@@ -1,10 +1,10 @@
-"""Judge steps and arithmetic shared by several metric families.
+"""Judge steps shared by several metric families: statements and their verdicts.
 
 Statement extraction is one step (``statements``) with one set of inputs per
 source text, so faithfulness, answer_correctness and noise_sensitivity asking
 for the answer's statements send byte-identical requests and ``Judging``
 answers all but the first from its per-sample memo. Its output is bounded by
-the source (``grounding.statement_bounds``) and repeated statements are merged
+the source (``output_bounds.statement_bounds``) and repeated statements are merged
 before any verdict is asked.
 """
 
@@ -13,22 +13,23 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Sequence
 
-import numpy as np
-
 from localeval.lang import resolve_lang
-from localeval.metrics.grounding import merge_duplicates, reason_chars, source, statement_bounds
 from localeval.metrics.model_access import Judging
+from localeval.metrics.output_bounds import merge_duplicates, reason_chars, source, statement_bounds
 from localeval.metrics.schemas import statements_schema, verdicts_schema
 from localeval.types import Sample
 
+#: The two texts a sample's statements come from.
+Side = Literal["answer", "reference"]
+SIDES: tuple[Side, Side] = ("answer", "reference")
+
 __all__ = [
+    "SIDES",
+    "Side",
     "Extracted",
     "statements",
     "statement_verdicts",
     "verdict_values",
-    "average_precision",
-    "cosine_rows",
-    "embed_text",
 ]
 
 
@@ -93,32 +94,3 @@ def verdict_values(hard: Sequence[int], probs: list[dict[Any, float]] | None) ->
         total = sum(p.values())
         out.append(float(p1) / total if total > 0 else 0.0)
     return out
-
-
-def average_precision(values: Sequence[float]) -> float:
-    """sum_i(precision@i * v_i) / sum_i v_i; 0.0 when nothing is useful or there is nothing.
-
-    ragas adds 1e-10 to the denominator; the exact form differs from it by
-    less than 1e-9 whenever the denominator is at least 0.1.
-    """
-    total = float(sum(values))
-    if not values or total <= 0.0:
-        return 0.0
-    running, num = 0.0, 0.0
-    for i, v in enumerate(values, start=1):
-        running += v
-        num += (running / i) * v
-    return num / total
-
-
-def embed_text(text: str | None) -> str:
-    """Texts as embedded: an empty string becomes " " (as ragas does)."""
-    return text if text else " "
-
-
-def cosine_rows(vectors: np.ndarray, anchor: int = 0) -> np.ndarray:
-    """Cosine of every row with row ``anchor``, after L2 normalisation (raw, unclipped)."""
-    v = np.asarray(vectors, dtype=np.float64)
-    norms = np.linalg.norm(v, axis=1, keepdims=True)
-    v = v / np.where(norms == 0, 1.0, norms)
-    return v @ v[anchor]

@@ -21,7 +21,7 @@ from localeval.lang import normalise
 from localeval.metrics.base import Metric
 from localeval.metrics.model_access import Judging
 from localeval.metrics.specs import register
-from localeval.metrics.text_pairs import split_missing
+from localeval.metrics.text_pairs import filled, split_missing
 from localeval.types import Sample, Score
 
 __all__ = ["ExactMatch", "StringPresence", "NonLLMStringSimilarity", "DISTANCES",
@@ -71,7 +71,7 @@ class _StringPair(Metric):
             ref, ans = self._texts(samples[i])
             out[i] = Score(self._value(ref, ans),
                            details={"normalized": True} if self.normalize else {})
-        return out  # type: ignore[return-value]
+        return filled(out)
 
 
 @register

@@ -15,7 +15,7 @@ from localeval.types import Sample, Score
 if TYPE_CHECKING:
     from localeval.metrics.model_access import Judging
 
-__all__ = ["split_missing", "pair_language", "check_lang"]
+__all__ = ["split_missing", "filled", "pair_language", "check_lang"]
 
 
 def split_missing(samples: Sequence[Sample], fields: Sequence[str]
@@ -30,6 +30,13 @@ def split_missing(samples: Sequence[Sample], fields: Sequence[str]
         else:
             todo.append(i)
     return out, todo
+
+
+def filled(out: Sequence[Score | None]) -> list[Score]:
+    """``split_missing``'s list once every index to score has its Score (an error if one has not)."""
+    if any(sc is None for sc in out):
+        raise RuntimeError("a sample was neither scored nor left unscored")
+    return [sc for sc in out if sc is not None]
 
 
 def pair_language(configured: str, ctx: Judging | None, ref: str, hyp: str) -> str:

@@ -8,6 +8,7 @@ package once imported.
 from localeval.lazy import lazy_face
 
 _WHERE = {
+    "copies_in": ".examples",
     "find_copies": ".examples",
     "prompt_version": ".renderer",
     "render": ".renderer",

@@ -26,7 +26,7 @@ import difflib
 import json
 import re
 from collections import Counter
-from typing import Any, Iterator
+from typing import Any, Iterator, Mapping, Sequence
 
 from pydantic import BaseModel
 
@@ -34,7 +34,8 @@ from localeval.lang import normalise
 from localeval.prompts.renderer import render
 from localeval.types import Sample
 
-__all__ = ["example_lines", "example_strings", "copied_strings", "borrowed_tokens", "find_copies", "NEAR_COPY_RATIO"]
+__all__ = ["example_lines", "example_strings", "copied_strings", "borrowed_tokens", "copies_in", "find_copies",
+           "NEAR_COPY_RATIO"]
 
 #: Strings at least this similar (difflib ratio) to an example string are copies.
 NEAR_COPY_RATIO = 0.9
@@ -102,7 +103,7 @@ def example_lines(with_examples: str, without_examples: str) -> list[str]:
 
 def example_strings(with_examples: str, without_examples: str) -> frozenset[str]:
     """Normalised strings of the lines that only the with-examples rendering has."""
-    out = set()
+    out: set[str] = set()
     for line in example_lines(with_examples, without_examples):
         if line.strip() and line.strip() != "Example":
             out.update(s for s in map(normalise, _line_strings(line)) if len(s) >= MIN_CHARS)
@@ -143,8 +144,19 @@ def copied_strings(output: Any, examples: frozenset[str], inputs_text: str,
 
 
 def find_copies(output: Any, step: str, sample: Sample, *, lang: str, **inputs: Any) -> list[str]:
-    """The strings of a judge's ``output`` for ``step`` that copy the step's example."""
-    with_ex = render(step, sample, lang=lang, examples=True, **inputs)[0][-1]["content"]
-    without = render(step, sample, lang=lang, examples=False, **inputs)[0][-1]["content"]
+    """The strings of a judge's ``output`` for ``step`` that copy the step's example.
+
+    Renders the step both ways; a caller that has rendered them already (the
+    judge door, which sends those very prompts) uses ``copies_in``.
+    """
+    with_ex = render(step, sample, lang=lang, examples=True, **inputs)[0]
+    without = render(step, sample, lang=lang, examples=False, **inputs)[0]
+    return copies_in(output, with_ex, without)
+
+
+def copies_in(output: Any, with_examples: Sequence[Mapping[str, str]],
+              without_examples: Sequence[Mapping[str, str]]) -> list[str]:
+    """``find_copies`` from the step's messages as rendered with and without the example."""
+    with_ex, without = with_examples[-1]["content"], without_examples[-1]["content"]
     example_text = "\n".join(example_lines(with_ex, without))
     return copied_strings(output, example_strings(with_ex, without), without, example_text)

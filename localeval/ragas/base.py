@@ -106,16 +106,16 @@ class RagasMetric:
     def _context(self) -> Judging:
         if self._ctx is None:
             from localeval.config import get_config
-            from localeval.run import open_cache, resolve_embedder, resolve_judge
+            from localeval.run import build_embedder, build_judge, open_cache
 
             cfg = get_config()
             store = open_cache(cfg.cache)
             judge = self.judge if self.judge is not None else cfg.judge
             embedder = self.embedder if self.embedder is not None else cfg.embedder
             self._ctx = Judging(
-                judge=resolve_judge(judge, store, dict(cfg.judge_options))
+                judge=build_judge(judge, store, dict(cfg.judge_options))
                 if self.metric.uses_judge else None,
-                embedder=resolve_embedder(embedder, store, cfg.device)
+                embedder=build_embedder(embedder, store, cfg.device)
                 if self.metric.uses_embedder else None,
                 lang=cfg.lang, seed=cfg.seed, verdicts=cfg.verdicts,
                 temperature=cfg.temperature or 0.0)

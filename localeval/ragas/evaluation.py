@@ -38,10 +38,10 @@ def evaluate(dataset: Any, metrics: Sequence[Any] | None = None, llm: Any = None
     column_map = kwargs.pop("column_map", None)
     if column_map:  # ragas: {expected name: the dataset's column}, v1 or v2 names
         kwargs["columns"] = {_FIELDS.get(k, k): v for k, v in dict(column_map).items()}
-    specs = []
+    specs: Any = []  # a list of metrics, or whatever the caller passed for the parser to refuse
     judge, embedder = llm, embeddings
     if not isinstance(metrics, (list, tuple)):  # None: the defaults; else the parser says why
-        specs = metrics  # type: ignore[assignment]
+        specs = metrics
     for m in metrics if isinstance(metrics, (list, tuple)) else ():
         if isinstance(m, RagasMetric):
             specs.append(m.metric)

@@ -10,7 +10,7 @@ inside a user's own pytest suite. Three kinds:
   has unscored samples, unless the user allows that many (``Allowance``);
 - the **per-sample gate** (``report.sample_gates``): every sample against the
   threshold, with the same allowance for unscored samples;
-- the **judge gate**: the run's judge passed its self-test.
+- the **judge gate**: the run's judge passed its judge check.
 
 Every failure message counts the unscored samples and their reasons.
 """
@@ -252,19 +252,19 @@ def check_gates(summary: Mapping[str, Any], gates: Mapping[str, float],
 
 
 def judge_fit_failure(summary: Mapping[str, Any]) -> str | None:
-    """Why ``--fail-if-unfit-judge`` fails this run, or None when the judge passed its self-test.
+    """Why ``--fail-if-unfit-judge`` fails this run, or None when the judge passed its judge check.
 
     Only a "fit" verdict passes: "doubtful" and "unfit" judges do not reliably
-    tell good from bad, and a self-test that was skipped or crashed shows
+    tell good from bad, and a judge check that was skipped or crashed shows
     nothing. A run without judge metrics has no judge to doubt and passes.
     """
-    st = (summary.get("judge_health") or {}).get("self_test") or summary.get("judge_self_test")
+    st = summary.get("judge_check")
     if st is None:
         return None
     verdict = st.get("verdict")
     if verdict == "fit":
         return None
-    line = st.get("line") or f"judge self-test: {verdict}"
+    line = st.get("line") or f"judge check: {verdict}"
     if verdict in ("skipped", "error", "unchecked"):
-        return f"{line}; --fail-if-unfit-judge needs a judge that passed the self-test"
+        return f"{line}; --fail-if-unfit-judge needs a judge that passed the judge check"
     return line

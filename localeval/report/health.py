@@ -16,7 +16,7 @@ nothing. What can be checked from the run itself:
   check (a copied ``[1]`` is a valid selection), so it is checked on its own;
 - **duplicates**: repeated items the judge produced (statements merged before
   verdicts, the same question generated several times, entities not in the text);
-- **self-test**: the judge's result on the known-answer probes (``selfcheck``).
+- **judge check**: the judge's result on the known-answer probes (``judge_check``).
 
 Scores decided without the judge (an empty answer, reference or contexts,
 ``metrics.decide_empty``) say nothing about the judge: they are counted
@@ -111,12 +111,13 @@ def _fixed_choice(metric: str, scores: Sequence[Score]) -> dict[str, Any] | None
 
 def judge_health(judge_metrics: Sequence[str], samples: Sequence[Sample],
                  scores: Sequence[Mapping[str, Score]], usage: Mapping[str, Any],
-                 self_test: Mapping[str, Any] | None = None) -> dict[str, Any]:
+                 judge_check: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """``summary.json``'s ``judge_health`` for the judge metrics ``judge_metrics``.
 
     ``samples`` and ``scores`` are parallel (one mapping per finished sample);
-    ``usage`` is the run's judge usage (``Usage.to_dict()``); ``self_test`` the
-    judge self-test result (``CheckResult.to_dict()``), if one ran.
+    ``usage`` is the run's judge usage (``Usage.to_dict()``); ``judge_check`` the
+    judge check result (``JudgeCheckResult.to_dict()``), if one ran: its verdict
+    can add a warning; the record itself is ``summary["judge_check"]``, not here.
     """
     calls = int(usage.get("calls") or 0)
     copied = int(usage.get("copied_calls") or 0)
@@ -141,22 +142,22 @@ def judge_health(judge_metrics: Sequence[str], samples: Sequence[Sample],
             source = sc.details.get(EXTRACTED_NOTHING)
             if source:
                 extracted[(i, source)] = extracted.get((i, source), 0) + 1
-        col = [(s, sc) for _, s, sc in col if DECIDED not in sc.details]
-        total += len(col)
-        misses = [sc.reason or "unscored" for _, sc in col if sc.value is None]
+        judged = [(s, sc) for _, s, sc in col if DECIDED not in sc.details]
+        total += len(judged)
+        misses = [sc.reason or "unscored" for _, sc in judged if sc.value is None]
         unscored.update(misses)
         if misses:
             per_metric_unscored[key] = len(misses)
-        scored = [(s, sc.value) for s, sc in col if sc.value is not None]
+        scored = [(s, sc.value) for s, sc in judged if sc.value is not None]
         inputs = {(s.question, s.answer, tuple(s.contexts or ()), s.reference) for s, _ in scored}
         hit = _constant([v for _, v in scored]) if len(inputs) > 1 else None
         if hit is not None:
             constant.append({"metric": key, "value": hit[0], "share": round(hit[1], 4),
                              "n": len(scored)})
-        fixed = _fixed_choice(key, [sc for _, sc in col if sc.value is not None])
+        fixed = _fixed_choice(key, [sc for _, sc in judged if sc.value is not None])
         if fixed is not None and len(inputs) > 1:
             fixed_choices.append(fixed)
-        for _, sc in col:
+        for _, sc in judged:
             duplicates += _count(sc.details, _DUPLICATE_KEYS)
             dropped += _count(sc.details, _DROPPED_KEYS)
     out["scores"] = total
@@ -171,14 +172,12 @@ def judge_health(judge_metrics: Sequence[str], samples: Sequence[Sample],
     out["decided_without_judge"] = decided
     out["extracted_nothing"] = {"texts": len(extracted), "scores": sum(extracted.values()),
                                 "by_source": dict(Counter(src for _, src in extracted))}
-    if self_test is not None:
-        out["self_test"] = dict(self_test)
-    out["warnings"] = _warnings(out)
+    out["warnings"] = _warnings(out, judge_check)
     out["ok"] = not out["warnings"]
     return out
 
 
-def _warnings(h: Mapping[str, Any]) -> list[str]:
+def _warnings(h: Mapping[str, Any], st: Mapping[str, Any] | None) -> list[str]:
     """The findings that make the scores doubtful, one plain sentence each."""
     w = []
     if h["judge_calls"] and h["copy_rate"] >= COPY_WARN:
@@ -208,13 +207,12 @@ def _warnings(h: Mapping[str, Any]) -> list[str]:
         top = next(iter(h["unscored_by_reason"]), "")
         w.append(f"{_pct(h['unscored_rate'])} of judge scores are unscored "
                  f"(most often: {top})")
-    st = h.get("self_test")
     if st and st.get("verdict") == "error":
-        w.append(f"the judge self-test could not run ({st.get('reason', '')}): "
+        w.append(f"the judge check could not run ({st.get('reason', '')}): "
                  "nothing shows that this judge can do the task")
     elif st and st.get("verdict") not in (None, "fit", "unchecked", "skipped"):
         rates = ", ".join(f"{k} {v['passed']}/{v['pairs']}" for k, v in st["metrics"].items())
-        w.append(f"judge self-test: {st['verdict']}: it ordered known good/bad pairs right only "
+        w.append(f"judge check: {st['verdict']}: it ordered known good/bad pairs right only "
                  f"{rates} times; its scores are not evidence")
     return w
 
@@ -224,7 +222,7 @@ def health_line(summary: Mapping[str, Any]) -> str:
     h = summary.get("judge_health")
     if not h or h.get("warnings"):
         return ""
-    st = (h.get("self_test") or {}).get("line") or "self-test: not run"
+    st = (summary.get("judge_check") or {}).get("line") or "judge check: not run"
     decided = h.get("decided_without_judge") or 0
     aside = f" ({decided} more decided without the judge: empty inputs)" if decided else ""
     return (f"Judge health: no copied examples, {h.get('unscored', 0)} of {h.get('scores', 0)} "

@@ -52,8 +52,8 @@ def render_html(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]]
                 samples: Sequence[Mapping[str, Any]]) -> str:
     """The whole report as one HTML string (UTF-8, no external references)."""
     env = _env()
-    css = env.loader.get_source(env, "report.css")[0]  # type: ignore[union-attr]
-    js = env.loader.get_source(env, "report.js")[0]  # type: ignore[union-attr]
+    css = env.loader.get_source(env, "report.css")[0]  # type: ignore[union-attr]  # the loader set above
+    js = env.loader.get_source(env, "report.js")[0]  # type: ignore[union-attr]  # the loader set above
     view = build_view(summary, records, samples)
     # Our own CSS/JS are static package files, not data: they go in unescaped.
     return env.get_template("report.html.j2").render(

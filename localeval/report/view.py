@@ -153,7 +153,7 @@ def build_view(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
             else:
                 gaps[k].append((i, str(errors.get(k) or "unscored")))
 
-    metrics_view = []
+    metrics_view: list[dict[str, Any]] = []
     ranked_idx: list[list[int]] = []  # per metric, record indices worst first
     linked: list[int] = []  # unscored records the worst-samples lists name
     for k in keys:

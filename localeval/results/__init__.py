@@ -19,6 +19,7 @@ _WHERE = {
     "atomic_file": ".files",
     "content_fields": ".content",
     "content_hash": ".content",
+    "current_summary": ".summary_keys",
     "dumps_strict": ".files",
     "make_output_folder": ".writer",
     "read_run": ".reader",

@@ -8,6 +8,7 @@ from typing import Any, Iterable
 
 from localeval.errors import DataError, os_reason
 from localeval.results.files import RESULTS_FILE, SUMMARY_FILE, whole_lines
+from localeval.results.summary_keys import current_summary
 
 __all__ = ["read_run"]
 
@@ -18,6 +19,7 @@ def read_run(out_dir: str | os.PathLike[str]) -> tuple[dict[str, Any], list[dict
     Raises DataError naming the file and line on anything unreadable, so
     ``localeval report DIR`` fails with one clear message; a last line cut short
     by a write that did not finish is skipped with a warning (``whole_lines``).
+    Keys older versions wrote come back under today's names (``current_summary``).
     """
     d = Path(out_dir)
     sp, rp = d / SUMMARY_FILE, d / RESULTS_FILE
@@ -33,7 +35,7 @@ def read_run(out_dir: str | os.PathLike[str]) -> tuple[dict[str, Any], list[dict
     if not isinstance(summary, dict) or not isinstance(summary.get("metrics"), dict):
         raise DataError("no 'metrics' object", file=str(sp))
     records = list(_read_records(rp))
-    return summary, records
+    return current_summary(summary), records
 
 
 def _read_records(path: Path) -> Iterable[dict[str, Any]]:

@@ -11,7 +11,7 @@ from typing import Any, Iterator, Mapping
 from localeval.errors import OutputError, UsageError, os_reason
 from localeval.results.content import content_fields
 from localeval.results.files import RESULTS_FILE, SUMMARY_FILE, dumps_strict, write_json
-from localeval.results.lock import FolderLock
+from localeval.results.folder_lock import FolderLock
 from localeval.results.table import CSV_FILE, write_results_csv
 from localeval.types import Sample, Score
 

@@ -3,7 +3,7 @@
 - ``runner``: ``evaluate()`` itself (validate, batch the cheap metrics,
   score sample by sample, aggregate, write the run folder).
 - ``wiring``: from the judge / embedder / cache a caller named to loaded ones.
-- ``scoring``: one sample's model metrics back to back (each through
+- ``sample_scoring``: one sample's model metrics back to back (each through
   ``metrics.score_one``); ``MetricObserver``.
 - ``strategies``: single process, worker processes, judge-pool threads;
   ``ray``: Ray actors; ``workers``: the set-up worker processes and actors share.
@@ -15,12 +15,12 @@ from localeval.lazy import lazy_face
 _WHERE = {
     "CRASH_HOOK_ENV": ".ray",
     "EvaluationResult": ".result",
-    "MetricObserver": ".scoring",
+    "MetricObserver": ".sample_scoring",
     "RunProgress": ".progress",
     "evaluate": ".runner",
     "open_cache": ".wiring",
-    "resolve_embedder": ".wiring",
-    "resolve_judge": ".wiring",
+    "build_embedder": ".wiring",
+    "build_judge": ".wiring",
 }
 
 __all__ = sorted(_WHERE)

@@ -20,13 +20,14 @@ __all__ = ["build_summary"]
 def build_summary(chosen: Sequence[Metric], scores: Sequence[Mapping[str, Score]], ctx: Judging,
                   seed: int, verdicts: str, lang: str, repeats: int, version: str,
                   notes: list[str], samples: Sequence[Sample] = (),
-                  self_test: Mapping[str, Any] | None = None,
+                  judge_check: Mapping[str, Any] | None = None,
                   subset: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The summary of ``scores`` (one mapping per finished sample) for the metrics ``chosen``.
 
     ``samples`` are the finished samples in the order of ``scores`` (judge health
     needs them to tell a constant metric on varied data from varied data
-    scored alike); ``self_test`` is the judge self-test result, if one ran;
+    scored alike); ``judge_check`` is the judge check result, if one ran
+    (``summary["judge_check"]``, the one place it is written);
     ``subset`` is the run's ``--limit``/``--sample`` (``dataset.Subset.record``).
     """
     metrics: dict[str, Any] = {}
@@ -54,7 +55,9 @@ def build_summary(chosen: Sequence[Metric], scores: Sequence[Mapping[str, Score]
            "signature_line": signature_line(sig), "usage": ctx.usage.to_dict()}
     judged = [m.key for m in chosen if m.uses_judge]
     if judged and judge is not None:
-        out["judge_health"] = judge_health(judged, samples, scores, out["usage"], self_test)
+        out["judge_health"] = judge_health(judged, samples, scores, out["usage"], judge_check)
+    if judge_check is not None:
+        out["judge_check"] = dict(judge_check)
     if notes:
         out["notes"] = notes
     return out
@@ -66,8 +69,7 @@ def _repeat_stats(col: Sequence[Score], repeats: int) -> dict[str, Any]:
              if sc.details.get("repeats") and sc.details["repeats"][r] is not None]
             for r in range(repeats)]
     means = [sum(v) / len(v) for v in runs if v]
-    sds = [sc.details.get("std") for sc in col]
-    sds = [x for x in sds if x is not None]
+    sds = [float(sc.details["std"]) for sc in col if sc.details.get("std") is not None]
     return {"run_means": means,
             "run_spread": statistics.pstdev(means) if len(means) > 1 else 0.0,
             "mean_sample_std": sum(sds) / len(sds) if sds else None}

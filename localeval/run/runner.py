@@ -7,7 +7,7 @@ back so llama.cpp reuses the sample's KV prefix across metrics. Each sample's
 line is written to ``results.jsonl`` as soon as it is finished, so an
 interrupted run leaves valid files, and the judge cache makes a restart
 repeat no finished call. Before the first judge call the judge takes its
-self-test (``selfcheck``, cached) on the run's judge metrics; its verdict goes
+judge check (``judge_check``, cached) on the run's judge metrics; its verdict goes
 into the summary beside the scores, never into them.
 """
 
@@ -28,9 +28,9 @@ from localeval.run.aggregate import build_summary
 from localeval.run.lean import ScoreColumns
 from localeval.run.progress import loading_stage, model_label
 from localeval.run.result import EvaluationResult, write_reports
-from localeval.run.scoring import MetricObserver
+from localeval.run.sample_scoring import MetricObserver
 from localeval.run.strategies import score_stream
-from localeval.run.wiring import open_cache, resolve_embedder, resolve_judge
+from localeval.run.wiring import build_embedder, build_judge, open_cache
 from localeval.types import Score
 
 __all__ = ["evaluate", "DEFAULT_METRICS"]
@@ -96,12 +96,11 @@ def evaluate(
     ``MetricObserver``) is told when each model metric of each sample starts
     and finishes, with its wall time: for benchmarks and judge-call
     attribution; it needs the samples scored in this process (not with
-    ``workers`` or ``ray``). ``judge_check``: run the judge self-test on the
+    ``workers`` or ``ray``). ``judge_check``: run the judge check on the
     known-answer probes before the first judge call (default: on, unless
     ``configure(judge_check=False)`` or ``LOCALEVAL_JUDGE_CHECK=0``); its result
-    is ``summary["judge_health"]["self_test"]`` (``summary["judge_self_test"]``
-    when this process loaded no judge; a number N: N pairs per metric instead of
-    ``selfcheck.QUICK_PAIRS``) and its one-line verdict goes to
+    is ``summary["judge_check"]`` (a number N: N pairs per metric instead of
+    ``judge_check.QUICK_PAIRS``) and its one-line verdict goes to
     ``on_warning`` when the judge is not fit, else to ``on_info``.
     ``expect_metrics``: metric keys or names the caller will read from the
     result (gates), or a mapping name -> the option that named it; one the run
@@ -179,14 +178,14 @@ def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes
     if need_judge and not pooled:
         with loading_stage(f"loading judge {model_label(judge, 'from models/')}",
                            progress if judge is not False else False):
-            the_judge = resolve_judge(judge, store, judge_options)
+            the_judge = build_judge(judge, store, judge_options)
     if need_judge and the_judge is None and not pooled:
         notes.append(str(NoJudge(options_as)))
     the_embedder = None
     if need_embed:
         with loading_stage(f"loading embedder {model_label(embedder, 'all-MiniLM-L6-v2')}",
                            progress if embedder is not False else False):
-            the_embedder = resolve_embedder(embedder, store, device)
+            the_embedder = build_embedder(embedder, store, device)
     if the_embedder is not None:
         from localeval.embed import warn_if_language_mismatch
 
@@ -204,13 +203,12 @@ def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes
         warn("--repeats with temperature 0 gives identical runs; set --temperature > 0")
     ctx = Judging(judge=the_judge, embedder=the_embedder, lang=lang, seed=seed,
                   temperature=temperature, verdicts=verdicts)
-    self_test = _judge_self_test(chosen, the_judge, the_embedder, verdicts, store,
-                                 enabled=cfg.judge_check is not False, pooled=pooled,
-                                 pairs=_check_pairs(cfg.judge_check),
-                                 progress=progress)
-    if self_test is not None:
-        tell = warn if self_test["verdict"] not in ("fit", "skipped") else (on_info or _quiet)
-        tell(self_test["line"])
+    checked = _run_judge_check(chosen, the_judge, the_embedder, verdicts, store,
+                               enabled=cfg.judge_check is not False, pooled=pooled,
+                               pairs=_check_pairs(cfg.judge_check), progress=progress)
+    if checked is not None:
+        tell = warn if checked["verdict"] not in ("fit", "skipped") else (on_info or _quiet)
+        tell(checked["line"])
 
     samples = ds.samples
     batch_metrics = [m for m in chosen if not (m.uses_judge or m.uses_embedder)]
@@ -232,10 +230,10 @@ def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes
 
     # 2. every text the embedding metrics need, embedded once in large batches
     if the_embedder is not None:
-        texts = {t for s in samples for m in model_metrics if m.uses_embedder
-                 for t in m.texts_to_embed(s)}
-        if texts and hasattr(the_embedder, "prefetch"):
-            the_embedder.prefetch(sorted(texts))
+        wanted = {t for s in samples for m in model_metrics if m.uses_embedder
+                  for t in m.texts_to_embed(s)}
+        if wanted and hasattr(the_embedder, "prefetch"):
+            the_embedder.prefetch(sorted(wanted))
 
     # 3. judge work, sample by sample so calls sharing a prefix run back to back
     if writer is not None:
@@ -277,13 +275,10 @@ def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes
         done = samples[:finished] if interrupted else samples
         kept = scores if lean else scores[: len(done)]  # lean: only finished rows are kept
         summary = build_summary(chosen, kept, ctx, seed, verdicts, lang,
-                                repeats, version, notes, samples=done, self_test=self_test,
+                                repeats, version, notes, samples=done, judge_check=checked,
                                 subset=subset)
         if interrupted:
             summary["interrupted"] = {"finished": finished, "total": len(samples)}
-        if self_test is not None and "judge_health" not in summary:
-            # no judge in this process (worker processes, no judge): no health to put it in
-            summary["judge_self_test"] = self_test
         if writer:
             writer.close(summary)
             write_reports(writer.dir, summary, done, kept, warn, from_file=lean)
@@ -343,7 +338,7 @@ def _quiet(msg: str) -> None:
 
 
 def _check_pairs(judge_check: Any) -> int | None:
-    """Pairs per metric for the run's self-test: a number given, else None (the quick check)."""
+    """Pairs per metric for the run's judge check: a number given, else None (the quick check)."""
     if isinstance(judge_check, int) and not isinstance(judge_check, bool):
         if judge_check < 1:
             raise UsageError(f"judge_check must be True, False or a number of pairs >= 1, "
@@ -352,10 +347,10 @@ def _check_pairs(judge_check: Any) -> int | None:
     return None
 
 
-def _judge_self_test(chosen: Sequence[Metric], judge: Judge | None, embedder: Any, verdicts: str,
+def _run_judge_check(chosen: Sequence[Metric], judge: Judge | None, embedder: Any, verdicts: str,
                      store: Any, *, enabled: bool, pooled: bool,
                      progress: bool | None, pairs: int | None = None) -> dict[str, Any] | None:
-    """The self-test of the run's judge on its judge metrics (``CheckResult.to_dict()``).
+    """The judge check of the run's judge on its judge metrics (``JudgeCheckResult.to_dict()``).
 
     None when the run has no judge metric; ``{"verdict": "skipped", ...}`` when
     it cannot or should not run. It has its own Judging, so no score changes.
@@ -368,9 +363,9 @@ def _judge_self_test(chosen: Sequence[Metric], judge: Judge | None, embedder: An
               "no judge model" if judge is None else None)
     if reason is not None:
         return {"verdict": "skipped", "reason": reason, "metrics": {},
-                "line": f"judge self-test: skipped ({reason})"}
+                "line": f"judge check: skipped ({reason})"}
+    from localeval.judge_check import QUICK_PAIRS, run_judge_check
     from localeval.run.progress import RunProgress
-    from localeval.selfcheck import QUICK_PAIRS, check_judge
 
     bar: RunProgress | None = None
     last = 0
@@ -378,7 +373,7 @@ def _judge_self_test(chosen: Sequence[Metric], judge: Judge | None, embedder: An
     def step(done: int, total: int, usage: Any) -> None:
         nonlocal bar, last
         if bar is None:
-            bar = RunProgress(total, enabled=progress, description="judge self-test")
+            bar = RunProgress(total, enabled=progress, description="judge check")
         bar.update(usage, advance=done - last)
         last = done
 
@@ -386,12 +381,12 @@ def _judge_self_test(chosen: Sequence[Metric], judge: Judge | None, embedder: An
         # The quick check (4 pairs per metric, every language): enough to catch a
         # judge that copies, guesses or gives one score; `localeval judge check`
         # runs all ten pairs.
-        result = check_judge(judge, chosen, embedder=embedder, verdicts=verdicts, cache=store,
-                             on_progress=step, pairs=pairs or QUICK_PAIRS)
-    except Exception as e:  # the self-test advises; a crash of it must not end the run
-        reason = f"the self-test failed: {type(e).__name__}: {e}"
+        result = run_judge_check(judge, chosen, embedder=embedder, verdicts=verdicts,
+                                 cache=store, on_progress=step, pairs=pairs or QUICK_PAIRS)
+    except Exception as e:  # the judge check advises; a crash of it must not end the run
+        reason = f"the judge check failed: {type(e).__name__}: {e}"
         return {"verdict": "error", "reason": reason, "metrics": {},
-                "line": f"judge self-test: {reason}"}
+                "line": f"judge check: {reason}"}
     finally:
         if bar is not None:
             bar.close()

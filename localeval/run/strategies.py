@@ -12,7 +12,7 @@ from typing import Any, Iterator, Sequence
 
 from localeval.judge import Judge
 from localeval.metrics import Accounting, Judging, Metric
-from localeval.run.scoring import MetricObserver, score_sample
+from localeval.run.sample_scoring import MetricObserver, score_sample
 from localeval.run.wiring import open_cache
 from localeval.run.workers import SampleScorer, ScoredSample, WorkerSpec
 from localeval.types import Sample, Score

@@ -1,9 +1,10 @@
-"""Model wiring: from what a caller named to the judge, embedder and cache a run uses.
+"""Model wiring: building the judge, embedder and cache a run uses from what a caller named.
 
 A judge or embedder may be given as an object, a path, a name, a URL, None
 (the configured or default one) or False (none). Every entry point that
 scores (``evaluate``, worker processes, Ray actors, the RAGAS-style metric
-objects) resolves them here, so all of them load and cache models the same way.
+objects) builds them here, so all of them load and cache models the same way. The
+file a name or path stands for is found by ``catalog.locate_model``, for both kinds.
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ from typing import Any
 
 from localeval.judge import Judge
 
-__all__ = ["open_cache", "resolve_judge", "resolve_embedder"]
+__all__ = ["open_cache", "build_judge", "build_embedder"]
 
 
-def resolve_judge(judge: Any, cache: Any, options: dict[str, Any] | None = None) -> Judge | None:
+def build_judge(judge: Any, cache: Any, options: dict[str, Any] | None = None) -> Judge | None:
     """The judge to ask, wrapped in the cache when there is one; None when there is no judge.
 
     ``judge``: a Judge, a GGUF path, an ``http(s)://`` URL, None (the single
@@ -33,7 +34,7 @@ def resolve_judge(judge: Any, cache: Any, options: dict[str, Any] | None = None)
     return with_cache(loaded, cache) if cache is not None else loaded
 
 
-def resolve_embedder(embedder: Any, cache: Any, device: str) -> Any:
+def build_embedder(embedder: Any, cache: Any, device: str) -> Any:
     """The embedder to use, with its vectors cached; None when embedding is switched off."""
     if embedder is False:
         return None

@@ -16,8 +16,8 @@ from typing import Any, Sequence
 from localeval.errors import UsageError
 from localeval.judge import Usage
 from localeval.metrics import Accounting, Judging, Metric
-from localeval.run.scoring import score_sample
-from localeval.run.wiring import resolve_embedder, resolve_judge
+from localeval.run.sample_scoring import score_sample
+from localeval.run.wiring import build_embedder, build_judge
 from localeval.types import Sample, Score
 
 __all__ = ["JudgeInfo", "ScoredSample", "WorkerSpec", "SampleScorer"]
@@ -87,9 +87,9 @@ class SampleScorer:
         # libgomp reads this when llama_cpp is first imported, which happens
         # below; a user's setting wins.
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-        judge = (resolve_judge(spec.judge, cache, spec.judge_options)
+        judge = (build_judge(spec.judge, cache, spec.judge_options)
                  if any(m.uses_judge for m in spec.metrics) else None)
-        embedder = (resolve_embedder(spec.embedder, cache, spec.device)
+        embedder = (build_embedder(spec.embedder, cache, spec.device)
                     if any(m.uses_embedder for m in spec.metrics) else None)
         self.ctx = Judging(judge=judge, embedder=embedder, **spec.ctx_kwargs)
         self.metrics, self.repeats = spec.metrics, spec.repeats

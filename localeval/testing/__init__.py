@@ -3,7 +3,7 @@
 - ``ScriptedJudge``: answers judge steps from a script, to pin metric arithmetic.
 - ``OracleJudge`` / ``RandomJudge``: rule-based judges that answer every step
   right / at random from the request's structure: the two ends the judge
-  self-test (``localeval judge check``) must tell apart.
+  check (``localeval judge check``) must tell apart.
 - ``HashEmbedder``: a deterministic embedder with no model, for unit tests.
 - ``assert_scores``: metric thresholds as a pytest assertion (a CI gate; unscored
   samples fail it unless ``allow_unscored``; ``fail_if_unfit_judge``);

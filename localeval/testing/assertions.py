@@ -34,8 +34,8 @@ def assert_scores(data: Any, thresholds: Mapping[str, float], *, per_sample: boo
     ``allow_unscored`` allows them: a count (2), a share (0.1 or "10%"), "all" or
     True (the scored samples only), or a mapping metric -> one of these. With
     ``per_sample=True`` every sample is checked instead, as :func:`assert_each`
-    does. ``fail_if_unfit_judge``: fail when the judge did not pass its self-test
-    (the self-test then runs even where it is switched off by configuration).
+    does. ``fail_if_unfit_judge``: fail when the judge did not pass its judge check
+    (the judge check then runs even where it is switched off by configuration).
     Returns the ``EvaluationResult`` so a test can look further.
     """
     __tracebackhide__ = True  # pytest shows the user's call, not these frames
@@ -86,7 +86,7 @@ def check_result(result: Any, mean: Mapping[str, float], each: Mapping[str, floa
 
 def gate_evaluate(data: Any, thresholds: Mapping[str, float], fail_if_unfit_judge: bool,
               kwargs: dict[str, Any]) -> Any:
-    """``evaluate`` on the metrics the thresholds name, quietly, with the self-test a gate needs."""
+    """``evaluate`` on the metrics the thresholds name, quietly, with the judge check a gate needs."""
     __tracebackhide__ = True
     from localeval.errors import UsageError
     from localeval.run import evaluate
@@ -94,7 +94,7 @@ def gate_evaluate(data: Any, thresholds: Mapping[str, float], fail_if_unfit_judg
     kwargs.setdefault("progress", False)
     if fail_if_unfit_judge:
         if kwargs.get("judge_check") is False:
-            raise UsageError("fail_if_unfit_judge needs the judge self-test: judge_check=False "
+            raise UsageError("fail_if_unfit_judge needs the judge check: judge_check=False "
                              "switches it off")
         kwargs["judge_check"] = True
     return evaluate(data, list(thresholds), **kwargs)

@@ -1,6 +1,6 @@
 """Rule-based test judge: ``OracleJudge`` answers every step right (``RandomJudge`` lives in random_judge.py).
 
-They are the two ends a judge self-test has to tell apart without a language
+They are the two ends a judge check has to tell apart without a language
 model: ``localeval judge check`` must call the oracle fit and the random judge
 unfit. Both answer from structure (``JudgeRequest.step``, ``.schema``,
 ``.sample``, ``.inputs``), never from the prompt text, and both are driven by

@@ -1,6 +1,6 @@
 """``RandomJudge``: answers every judge step with a random schema-valid output.
 
-The judge self-test must call such a judge unfit; tests use it for that, and
+The judge check must call such a judge unfit; tests use it for that, and
 for "a judge that guesses" baselines.
 """
 

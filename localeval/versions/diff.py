@@ -102,11 +102,11 @@ class MetricDiff:
 
     def newly_failing(self) -> list[str]:
         return [s.new_id for s in self.scored
-                if self.passes(s.base) and not self.passes(s.new)]  # type: ignore[arg-type]
+                if self.passes(s.base) and not self.passes(s.new)]  # type: ignore[arg-type]  # scored: both set
 
     def newly_passing(self) -> list[str]:
         return [s.new_id for s in self.scored
-                if not self.passes(s.base) and self.passes(s.new)]  # type: ignore[arg-type]
+                if not self.passes(s.base) and self.passes(s.new)]  # type: ignore[arg-type]  # scored: both set
 
     def became_unscored(self) -> list[SampleChange]:
         return [s for s in self.samples if s.status == "became_unscored"]
@@ -147,7 +147,7 @@ class MetricDiff:
         name = self.metric if e.kind == "judge" else f"{self.metric} ({e.kind}, {e.n} labels)"
         if v == "not compared":
             return f"{name}: not compared: {e.reason}"
-        lo, hi = e.ci  # type: ignore[misc]
+        lo, hi = e.ci  # type: ignore[misc]  # compared: the estimate has its interval
         d = e.diff or 0.0
         sign = -1 if self.lower_is_better else 1
         # the size of the change with its interval: |d| and the interval of |d|'s sign
@@ -232,7 +232,7 @@ def _metric_diff(metric: str, v_base: Version, v_new: Version, pairs: Sequence[t
         x, y = b.scores[ib].get(metric), n.scores[inew].get(metric)
         status = ("scored" if x is not None and y is not None else "became_unscored"
                   if x is not None else "became_scored" if y is not None else "unscored")
-        d = y - x if status == "scored" else None  # type: ignore[operator]
+        d = y - x if x is not None and y is not None else None
         rows.append(SampleChange(ib, inew, x, y, status, d,
                                  None if d is None else (-d if lib else d),
                                  b.reason(ib, metric), n.reason(inew, metric)))
@@ -290,15 +290,15 @@ def diff_runs(base: Any, new: Any, *, metrics: Sequence[str] | None = None,
         md = _metric_diff(m, vb, vn, al.pairs, limits.get(m, threshold))
         sc = md.scored
         if sc:
-            md.mean_base = sum(s.base for s in sc) / len(sc)  # type: ignore[misc]
-            md.mean_new = sum(s.new for s in sc) / len(sc)  # type: ignore[misc]
-        est = paired_difference([s.base for s in sc], [s.new for s in sc],  # type: ignore[misc]
+            md.mean_base = sum(s.base for s in sc) / len(sc)  # type: ignore[misc]  # scored: both set
+            md.mean_new = sum(s.new for s in sc) / len(sc)  # type: ignore[misc]  # scored: both set
+        est = paired_difference([s.base for s in sc], [s.new for s in sc],  # type: ignore[misc]  # scored: both set
                                 n_resamples=n_resamples, seed=seed)
         if not sc:
             est.reason = _not_scored_reason(md)
         md.estimates.append(est)
         out.append(md)
-    for m, p in zip(out, holm([m.judge.p for m in out])):
-        m.judge.p_holm = p
+    for diff, p in zip(out, holm([md.judge.p for md in out])):
+        diff.judge.p_holm = p
     notes, same = signature_notes(b.signature, n.signature)
     return VersionDiff(vb, vn, al, out, skipped, notes, same, seed, n_resamples)

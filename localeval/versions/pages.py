@@ -36,7 +36,7 @@ def diff_html(d: VersionDiff) -> str:
         autoescape=True,  # answers, ids and working come from user files; keep it on
         undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
     )
-    source = env.loader.get_source  # type: ignore[union-attr]
+    source = env.loader.get_source  # type: ignore[union-attr]  # the loader set above
     css = "\n".join(source(env, f)[0] for f in ("report.css", "comparison.css", "diff.css"))
     js = source(env, "report.js")[0]
     return env.get_template("diff.html.j2").render(

@@ -9,10 +9,13 @@ and Markdown is escaped with the report's ``escape_markdown``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from localeval.versions.diff import MetricDiff, VersionDiff
 from localeval.versions.estimate import Estimate
+
+if TYPE_CHECKING:
+    from rich.console import JustifyMethod
 
 __all__ = ["terminal_table", "to_markdown", "difference_text", "notes", "row_label"]
 
@@ -89,11 +92,12 @@ def terminal_table(d: VersionDiff) -> Any:
     from rich.text import Text
 
     t = Table(title=Text(f"Diff: {d.new.results.name} (new) vs {d.base.results.name} (base)"))
-    for col, just in (("metric", "left"), ("n", "right"), ("base", "right"), ("new", "right"),
-                      ("new − base [95% CI]", "right"), ("p / Holm", "right"),
-                      ("better / worse / same", "right"), ("newly fail / pass", "right"),
-                      ("verdict", "left")):
-        t.add_column(col, justify=just)  # type: ignore[arg-type]
+    columns: tuple[tuple[str, JustifyMethod], ...] = (
+        ("metric", "left"), ("n", "right"), ("base", "right"), ("new", "right"),
+        ("new − base [95% CI]", "right"), ("p / Holm", "right"),
+        ("better / worse / same", "right"), ("newly fail / pass", "right"), ("verdict", "left"))
+    for col, just in columns:
+        t.add_column(col, justify=just)
     for m in d.metrics:
         for e in m.estimates:
             t.add_row(Text(row_label(m, e)), str(e.n), *_judge_cells(m, e)[:2],

@@ -38,8 +38,8 @@ def score_rows(rows: Sequence[Mapping[str, Any]], metrics: Sequence[str], *, jud
 
     Returns ({row id: {metric: Score}}, the run summary). Each row is a sample
     (question, contexts, answer, reference); the labels never reach the judge.
-    The run's judge self-test is off unless ``judge_check``: this benchmark is
-    the larger check, and the self-test's probes would double a small run.
+    The run's judge check is off unless ``judge_check``: this benchmark is
+    the larger check, and the judge check's probes would double a small run.
     """
     import localeval
 

@@ -5,13 +5,20 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from localeval.testing.metric_util import TableEmbedder, noise_source_and_statements, run, unit, verdicts
 from localeval.errors import JudgeCallError
-from localeval.metrics.answer import AnswerCorrectness, AnswerRelevancy, AnswerSimilarity, Faithfulness, NoiseSensitivity, fbeta
 from localeval.metrics import Judging, NoEmbedder, get_metric, parse_metrics
+from localeval.metrics.answer import (
+    AnswerCorrectness,
+    AnswerRelevancy,
+    AnswerSimilarity,
+    Faithfulness,
+    NoiseSensitivity,
+    embed_text,
+    fbeta,
+)
 from localeval.testing import HashEmbedder
+from localeval.testing.metric_util import TableEmbedder, noise_source_and_statements, run, unit, verdicts
 from localeval.testing.scripted import ScriptedJudge, ScriptedReply
-from localeval.metrics.steps import embed_text
 from localeval.types import Sample
 
 SAMPLE = Sample(
@@ -307,7 +314,7 @@ def test_duplicate_statements_are_merged_before_verdicts():
 
 
 def test_statement_budget_follows_the_source():
-    from localeval.metrics.grounding import STATEMENT_MARGIN, STATEMENTS_PER_SENTENCE
+    from localeval.metrics.output_bounds import STATEMENT_MARGIN, STATEMENTS_PER_SENTENCE
 
     judge = ScriptedJudge({"statements": THREE, "faithfulness_verdicts": verdicts(1, 1, 1)})
     run(Faithfulness(), SAMPLE, judge)

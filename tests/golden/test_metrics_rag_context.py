@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from localeval.testing.metric_util import run
 from localeval.errors import JudgeCallError
-from localeval.metrics.rag_context import ContextEntityRecall, ContextPrecision, ContextRecall, ContextRelevancy, ContextUtilization
-from localeval.metrics.steps import average_precision
+from localeval.metrics.rag_context import (
+    ContextEntityRecall,
+    ContextPrecision,
+    ContextRecall,
+    ContextRelevancy,
+    ContextUtilization,
+)
+from localeval.metrics.rankings import average_precision
+from localeval.testing.metric_util import run
 from localeval.testing.scripted import ScriptedReply
 from localeval.types import Sample
 

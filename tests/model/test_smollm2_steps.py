@@ -21,7 +21,7 @@ from localeval.judge import LlamaJudge
 from localeval.judge.grammar import max_tokens_for
 from localeval.lang import normalise, resolve_lang, split_sentences
 from localeval.metrics import parse_metrics
-from localeval.metrics.grounding import occurs_in
+from localeval.metrics.output_bounds import occurs_in
 
 METRICS = ["answer_correctness:weights=1,0", "context_relevancy", "context_recall",
            "context_entity_recall"]

@@ -43,7 +43,7 @@ LAYERS: dict[str, int] = {
     "results": 5, "report": 5,
     "run": 6,
     "agreement": 7, "estimate": 7, "versions": 7,
-    "selfcheck": 5,
+    "judge_check": 5,
     "ragas": 8, "testing": 8, "cli": 9, "": 9,  # "" is localeval/__init__.py, the public face
 }
 
@@ -365,7 +365,7 @@ def test_checker_catches_a_mutation_of_the_door_from_another_package(tmp_path):
         "metrics/model_access.py": "class Judging:\n    def set(self, ctx: 'Judging'):\n"
                                    "        ctx.seed = 1\n",
         "run/__init__.py": "",
-        "run/scoring.py": ("from localeval.metrics import Judging\n"
+        "run/sample_scoring.py": ("from localeval.metrics import Judging\n"
                            "def one(ctx: Judging, c: Judging | None):\n"
                            "    ctx.seed = 3\n"
                            "    c.usage += 1\n"
@@ -380,10 +380,10 @@ def test_checker_catches_a_mutation_of_the_door_from_another_package(tmp_path):
     })
     msg = "on the judge door outside localeval/metrics"
     assert check_tree(root) == sorted([
-        f"localeval/run/scoring.py:3: assigns ctx.seed {msg}",
-        f"localeval/run/scoring.py:4: assigns c.usage {msg}",
-        f"localeval/run/scoring.py:11: assigns self.ctx.judge {msg}",
-        f"localeval/run/scoring.py:12: assigns self.ctx.? {msg}",
+        f"localeval/run/sample_scoring.py:3: assigns ctx.seed {msg}",
+        f"localeval/run/sample_scoring.py:4: assigns c.usage {msg}",
+        f"localeval/run/sample_scoring.py:11: assigns self.ctx.judge {msg}",
+        f"localeval/run/sample_scoring.py:12: assigns self.ctx.? {msg}",
     ])
 
 

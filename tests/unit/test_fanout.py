@@ -17,7 +17,7 @@ import pytest
 
 from localeval.errors import JudgeCallError
 from localeval.metrics import Judging, parse_metrics
-from localeval.run.scoring import score_sample
+from localeval.run.sample_scoring import score_sample
 from localeval.run.strategies import samples_in_flight
 from localeval.testing import HashEmbedder
 from localeval.testing.scripted import ScriptedJudge, auto_output

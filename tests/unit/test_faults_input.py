@@ -344,7 +344,7 @@ def test_column_map_wins_over_the_files_own_column(tmp_path):
 
 # -- the output folder's lock --------------------------------------------------------
 def test_second_run_on_a_locked_folder_names_the_holder(tmp_path):
-    from localeval.results.lock import FolderLock
+    from localeval.results.folder_lock import FolderLock
 
     data, out = _data(tmp_path), tmp_path / "out"
     out.mkdir()

@@ -3,7 +3,7 @@
 A mean is taken over the scored samples, so a mean gate fails when its metric
 has unscored samples unless the user allows them; the per-sample gate lists
 every sample under it; the judge gate fails a judge that did not pass its
-self-test; a gate naming a metric the run does not compute is refused before
+judge check; a gate naming a metric the run does not compute is refused before
 any judging. The command line and ``localeval.testing`` give the same verdicts.
 """
 
@@ -19,8 +19,7 @@ from localeval.cli.app import main
 from localeval.config import reset
 from localeval.errors import JudgeCallError, UsageError
 from localeval.metrics import parse_metrics
-from localeval.report import (check_gates, parse_allow_unscored, parse_gates,
-                              resolve_gate_keys, unscored_policy)
+from localeval.report import check_gates, parse_allow_unscored, parse_gates, resolve_gate_keys, unscored_policy
 from localeval.report.gates import parse_allowance
 from localeval.testing import OracleJudge, RandomJudge, assert_each, assert_scores
 from localeval.testing.scripted import ScriptedJudge
@@ -195,12 +194,12 @@ def test_cli_gate_on_a_metric_the_run_does_not_compute_is_refused_before_any_jud
 def test_cli_unfit_judge_gate(data, capsys):
     code, _, err, _ = _run(data, capsys, "--fail-if-unfit-judge", judge=RandomJudge(1))
     assert code == 1
-    assert "localeval: gate failed: judge self-test: UNFIT" in err
+    assert "localeval: gate failed: judge check: UNFIT" in err
     assert _run(data, capsys, "--fail-if-unfit-judge", judge=OracleJudge())[0] == 0
     # without the flag the same unfit judge only warns
     assert _run(data, capsys, judge=RandomJudge(1))[0] == 0
     code, _, err, judge = _run(data, capsys, "--fail-if-unfit-judge", "--no-judge-check")
-    assert code == 2 and "needs the judge self-test" in err and judge.requests == []
+    assert code == 2 and "needs the judge check" in err and judge.requests == []
 
 
 def test_cli_unfit_judge_gate_fails_when_there_is_no_judge_to_test(data, capsys):
@@ -208,8 +207,8 @@ def test_cli_unfit_judge_gate_fails_when_there_is_no_judge_to_test(data, capsys)
                  "--quiet", "--no-cache", "--fail-if-unfit-judge"])
     err = capsys.readouterr().err
     assert code == 1
-    assert "gate failed: judge self-test: skipped (no judge model); --fail-if-unfit-judge " \
-           "needs a judge that passed the self-test" in err
+    assert "gate failed: judge check: skipped (no judge model); --fail-if-unfit-judge " \
+           "needs a judge that passed the judge check" in err
 
 
 # -- the same gates from Python --------------------------------------------------------------
@@ -229,13 +228,13 @@ def test_assert_scores_fails_on_unscored_samples_unless_allowed(data):
 
 
 def test_assert_scores_twin_of_the_unfit_judge_gate(data, monkeypatch):
-    # the conftest switches the self-test off by configuration; the gate switches it on
+    # the conftest switches the judge check off by configuration; the gate switches it on
     kw = dict(cache=False, allow_unscored="all")
-    with pytest.raises(AssertionError, match="gate failed: judge self-test: UNFIT"):
+    with pytest.raises(AssertionError, match="gate failed: judge check: UNFIT"):
         assert_scores(data, {"faithfulness": 0.0}, judge=RandomJudge(1), fail_if_unfit_judge=True,
                       **kw)
     assert_scores(data, {"faithfulness": 0.0}, judge=RandomJudge(1), **kw)
     assert_scores(data, {"faithfulness": 0.0}, judge=OracleJudge(), fail_if_unfit_judge=True, **kw)
-    with pytest.raises(UsageError, match="needs the judge self-test"):
+    with pytest.raises(UsageError, match="needs the judge check"):
         assert_scores(data, {"faithfulness": 0.0}, judge=OracleJudge(), fail_if_unfit_judge=True,
                       judge_check=False, **kw)

@@ -81,7 +81,7 @@ def test_health_is_quiet_for_a_judge_that_varies_and_does_not_copy():
     scores = [{"faithfulness": Score(i / 10)} for i in range(10)]
     h = judge_health(["faithfulness"], samples, scores, {"calls": 20, "copied_calls": 0},
                      {"verdict": "fit", "metrics": {}})
-    assert h["ok"] and h["warnings"] == [] and h["self_test"]["verdict"] == "fit"
+    assert h["ok"] and h["warnings"] == [] and "self_test" not in h and "judge_check" not in h
 
 
 def test_identical_samples_scored_alike_are_not_a_constant_metric():
@@ -90,10 +90,10 @@ def test_identical_samples_scored_alike_are_not_a_constant_metric():
     assert h["constant_metrics"] == []
 
 
-def test_a_failed_self_test_is_a_warning():
+def test_a_failed_judge_check_is_a_warning():
     st = {"verdict": "unfit", "metrics": {"faithfulness": {"passed": 3, "pairs": 10}}}
     h = judge_health(["faithfulness"], _samples(2), [{"faithfulness": Score(1.0)}] * 2, {"calls": 4}, st)
-    assert h["warnings"] == ["judge self-test: unfit: it ordered known good/bad pairs right only "
+    assert h["warnings"] == ["judge check: unfit: it ordered known good/bad pairs right only "
                              "faithfulness 3/10 times; its scores are not evidence"]
 
 

@@ -3,7 +3,7 @@
 The set-up (``scripts/setup.sh``: a virtual environment, the llama.cpp build) is not
 timed: the clone reuses this environment's ``.venv`` by a symbolic link and runs
 the command ``make example`` runs (read from ``make -n``) with the clone's own code,
-on a fresh judge cache, so the judge self-test is paid as on a first run. The
+on a fresh judge cache, so the judge check is paid as on a first run. The
 figures (wall and CPU time, judge calls and tokens, and the time they come to on 2
 idle cores) go to stderr (``-s`` shows them); README.md's Quick start records them.
 """
@@ -56,7 +56,7 @@ def test_make_example_run_step_on_a_fresh_clone_takes_minutes(tmp_path):
     assert "--sample" not in full, "make example FULL=1 runs the whole example"
     env = {**os.environ, "PYTHONPATH": str(clone), "HF_HUB_OFFLINE": "1",
            "TRANSFORMERS_OFFLINE": "1", "LOCALEVAL_CACHE": str(tmp_path / "cache.sqlite"),
-           # a first run pays the judge self-test (the test session switches it off)
+           # a first run pays the judge check (the test session switches it off)
            "LOCALEVAL_JUDGE_CHECK": "1"}
     load_before = os.getloadavg()[0]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -68,14 +68,14 @@ def test_make_example_run_step_on_a_fresh_clone_takes_minutes(tmp_path):
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     assert proc.returncode == 0, proc.stderr[-3000:]
     summary = json.loads((clone / "localeval-out" / "example" / "summary.json").read_text())
-    self_test = summary["judge_health"]["self_test"]
-    assert self_test["verdict"] != "skipped", "a first run pays the judge self-test"
-    calls = summary["usage"]["calls"] + self_test["usage"]["calls"]
-    generated = summary["usage"]["generated_tokens"] + self_test["usage"]["generated_tokens"]
+    checked = summary["judge_check"]
+    assert checked["verdict"] != "skipped", "a first run pays the judge check"
+    calls = summary["usage"]["calls"] + checked["usage"]["calls"]
+    generated = summary["usage"]["generated_tokens"] + checked["usage"]["generated_tokens"]
     idle = _idle_seconds(calls, generated)
     print(f"\nmake example run step: {wall:.0f} s wall, {cpu:.0f} s CPU on {os.cpu_count()} "
           f"cores (load {load_before:.1f} before); {calls} judge calls, {generated} tokens "
-          f"generated, self-test included: about {idle:.0f} s on 2 idle cores", file=sys.stderr)
+          f"generated, judge check included: about {idle:.0f} s on 2 idle cores", file=sys.stderr)
     out = proc.stdout + proc.stderr
     for family in ("faithfulness", "answer_relevancy", "context_precision", "answer_similarity",
                    "hit_rate@5", "ndcg@10", "rougeL"):

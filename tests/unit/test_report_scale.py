@@ -15,8 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from localeval.metrics.answer import AnswerCorrectness, AnswerRelevancy, AnswerSimilarity
-from localeval.metrics.steps import cosine_rows
+from localeval.metrics.answer import AnswerCorrectness, AnswerRelevancy, AnswerSimilarity, cosine_rows
 from localeval.report import summary as summary_mod
 from localeval.report.histogram import histogram
 from localeval.report.html import render_html

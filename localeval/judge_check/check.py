@@ -1,4 +1,4 @@
-"""The judge self-test: run a judge on the known-answer probes and say whether it is fit.
+"""The judge check: run a judge on the known-answer probes and say whether it is fit.
 
 A judge's scores are evidence only if the judge can tell a clearly faithful
 answer from an invented one, a relevant context from an unrelated one, and
@@ -29,11 +29,11 @@ from typing import Any, Callable, Sequence
 
 from localeval.cache import text_key
 from localeval.judge import Judge, Usage
+from localeval.judge_check.probes import probes_for, probes_version
 from localeval.metrics import Judging, Metric, parse_metrics, score_one
-from localeval.selfcheck.probes import probes_for, probes_version
 from localeval.types import Score
 
-__all__ = ["MetricCheck", "CheckResult", "check_judge", "checkable", "rate_verdict",
+__all__ = ["MetricCheck", "JudgeCheckResult", "run_judge_check", "checkable", "rate_verdict",
            "FIT", "DOUBTFUL", "QUICK_PAIRS"]
 
 FIT = 0.8
@@ -77,8 +77,8 @@ class MetricCheck:
 
 
 @dataclass
-class CheckResult:
-    """The self-test of one judge over the metrics a run uses."""
+class JudgeCheckResult:
+    """The judge check of one judge over the metrics a run uses."""
 
     judge: str
     fingerprint: str
@@ -115,7 +115,7 @@ class CheckResult:
         }
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "CheckResult":
+    def from_dict(cls, d: dict[str, Any]) -> "JudgeCheckResult":
         metrics = {k: MetricCheck.from_dict(v) for k, v in d["metrics"].items()}
         return cls(d["judge"], d["fingerprint"], d["probes"], metrics, dict(d.get("skipped") or {}),
                    dict(d.get("usage") or {}), d.get("copied_calls", 0))
@@ -124,11 +124,11 @@ class CheckResult:
         """One line for the terminal and the reports."""
         if not self.metrics:
             why = "; ".join(f"{k}: {v}" for k, v in self.skipped.items()) or "no judge metrics"
-            return f"judge self-test: nothing checked ({why})"
+            return f"judge check: nothing checked ({why})"
         parts = ", ".join(f"{k} {m.passed}/{m.pairs}" for k, m in self.metrics.items())
         if self.verdict == "fit":
-            return f"judge self-test: fit ({parts} known-answer pairs ordered right)"
-        return (f"judge self-test: {self.verdict.upper()}: this judge does not reliably tell "
+            return f"judge check: fit ({parts} known-answer pairs ordered right)"
+        return (f"judge check: {self.verdict.upper()}: this judge does not reliably tell "
                 f"good from bad on known-answer pairs ({parts}); its scores are not evidence")
 
 
@@ -174,7 +174,7 @@ def _cache_key(judge: Judge, embedder: Any, metric: Metric, verdicts: str,
     from localeval.version import __version__
 
     embed = getattr(embedder, "fingerprint", "") if metric.uses_embedder else ""
-    return text_key("selfcheck", CHECK_VERSION, __version__, probes_version(), _prompts_hash(),
+    return text_key("judge_check", CHECK_VERSION, __version__, probes_version(), _prompts_hash(),
                     getattr(judge, "fingerprint", ""), embed, metric.key, verdicts,
                     "all" if pairs is None else str(pairs))
 
@@ -185,9 +185,9 @@ def _ordered(m: Metric, good: Score, bad: Score) -> bool:
     return good.value < bad.value if m.lower_is_better else good.value > bad.value
 
 
-def check_judge(judge: Judge, metrics: Sequence[Metric | str], *, embedder: Any = None,
+def run_judge_check(judge: Judge, metrics: Sequence[Metric | str], *, embedder: Any = None,
                 verdicts: str = "hard", cache: Any = None,
-                on_progress: Progress | None = None, pairs: int | None = None) -> CheckResult:
+                on_progress: Progress | None = None, pairs: int | None = None) -> JudgeCheckResult:
     """Run every judge metric in ``metrics`` that the probes cover on ``judge``.
 
     ``embedder`` serves the metrics that also embed (answer_relevancy); without
@@ -200,7 +200,7 @@ def check_judge(judge: Judge, metrics: Sequence[Metric | str], *, embedder: Any 
     run, skipped = checkable(metrics, embedder=embedder is not None)
     ctx = Judging(judge=judge, embedder=embedder, lang="auto", seed=0, temperature=0.0,
                   verdicts=verdicts)
-    result = CheckResult(getattr(judge, "name", "?"), getattr(judge, "fingerprint", "?"),
+    result = JudgeCheckResult(getattr(judge, "name", "?"), getattr(judge, "fingerprint", "?"),
                          probes_version(), skipped=skipped)
     total = 2 * sum(len(probes_for(m.name, pairs)) for m in run.values())
     done = 0
@@ -234,7 +234,7 @@ def check_judge(judge: Judge, metrics: Sequence[Metric | str], *, embedder: Any 
         mc.verdict = rate_verdict(mc.pass_rate)
         result.metrics[key] = mc
         if cache is not None:
-            cache.put_call(ckey, result.fingerprint, "selfcheck", mc.to_dict())
+            cache.put_call(ckey, result.fingerprint, "judge_check", mc.to_dict())
     result.usage = ctx.usage.to_dict()
     result.copied_calls = int(getattr(ctx.usage, "copied_calls", 0))
     return result

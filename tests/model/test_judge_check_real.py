@@ -1,4 +1,4 @@
-"""The judge self-test through real llama.cpp: the CLI in a subprocess, a run, and SmolLM2.
+"""The judge check through real llama.cpp: the CLI in a subprocess, a run, and SmolLM2.
 
 The tiny random-weight GGUF shows the machinery end to end (the command runs,
 reports a verdict and exits by it; a run records the check; worker runs say why
@@ -25,7 +25,7 @@ import pytest
 import localeval
 from localeval.cache import Cache
 from localeval.judge import CachedJudge, load_judge
-from localeval.selfcheck import QUICK_PAIRS, check_judge
+from localeval.judge_check import QUICK_PAIRS, run_judge_check
 
 # Rating steps write no free text, so the random-weight model needs no quote bias.
 CHEAP = "nv_answer_accuracy"
@@ -33,7 +33,7 @@ CHEAP = "nv_answer_accuracy"
 
 def _env() -> dict[str, str]:
     env = dict(os.environ, PYTHONUNBUFFERED="1")
-    env.pop("LOCALEVAL_JUDGE_CHECK", None)  # the default: the self-test is on
+    env.pop("LOCALEVAL_JUDGE_CHECK", None)  # the default: the judge check is on
     return env
 
 
@@ -57,7 +57,7 @@ def test_judge_check_command_in_a_subprocess(tiny_gguf, tmp_path):
     again = _cli("judge", "check", "--judge", str(tiny_gguf), "-m", CHEAP, "--n-ctx", "2048",
                  cache=cache)
     assert again.returncode == done.returncode, again.stderr
-    assert f"judge self-test: {doc['verdict'].upper() if doc['verdict'] != 'fit' else 'fit'}" \
+    assert f"judge check: {doc['verdict'].upper() if doc['verdict'] != 'fit' else 'fit'}" \
         in again.stdout
     assert f"{m['passed']}/10" in again.stdout
     bad = _cli("judge", "check", "--judge", str(tmp_path / "missing.gguf"), cache=cache)
@@ -73,8 +73,8 @@ def test_a_run_records_the_check_and_workers_say_why_they_skip_it(tiny_gguf, tmp
     done = _cli("run", str(data), "-m", CHEAP, "--judge", str(tiny_gguf), "--n-ctx", "2048",
                 "-o", str(out), cache=tmp_path / "c.sqlite")
     assert done.returncode == 0, done.stderr
-    assert "judge self-test:" in done.stderr
-    st = json.loads((out / "summary.json").read_text())["judge_health"]["self_test"]
+    assert "judge check:" in done.stderr
+    st = json.loads((out / "summary.json").read_text())["judge_check"]
     # a run takes the quick check: QUICK_PAIRS pairs, two samples each, two judges each
     assert st["metrics"][CHEAP]["pairs"] == QUICK_PAIRS
     assert st["usage"]["calls"] == 4 * QUICK_PAIRS
@@ -82,7 +82,7 @@ def test_a_run_records_the_check_and_workers_say_why_they_skip_it(tiny_gguf, tmp
                                 judge_options={"n_ctx": 2048}, workers=2, cache=False,
                                 progress=False, judge_check=True)
     summary = pooled.summary
-    skipped = (summary.get("judge_health") or {}).get("self_test") or summary["judge_self_test"]
+    skipped = summary["judge_check"]
     assert skipped["verdict"] == "skipped" and "worker processes" in skipped["reason"]
     assert all(sc[CHEAP].value is not None for sc in pooled.scores)
 
@@ -98,7 +98,7 @@ def smol_judge(smollm2):
 def test_smollm2_is_not_fit_to_judge(smol_judge, tmp_path):
     store = Cache(tmp_path / "c.sqlite")
     metrics = ["context_relevancy", "nv_answer_accuracy"]
-    res = check_judge(CachedJudge(smol_judge, store), metrics, cache=store)
+    res = run_judge_check(CachedJudge(smol_judge, store), metrics, cache=store)
     print("\n" + res.summary_line())
     for key, m in res.metrics.items():
         print(f"  {key}: {m.passed}/{m.pairs} ordered right, {m.ties} ties, "
@@ -108,6 +108,6 @@ def test_smollm2_is_not_fit_to_judge(smol_judge, tmp_path):
     assert all(m.pass_rate < 0.6 for m in res.metrics.values())
     assert "its scores are not evidence" in res.summary_line()
     # the same check again is answered from the cache: same result, no generation
-    again = check_judge(CachedJudge(smol_judge, store), metrics, cache=store)
+    again = run_judge_check(CachedJudge(smol_judge, store), metrics, cache=store)
     assert again.to_dict()["metrics"] == res.to_dict()["metrics"]
     assert again.usage["calls"] == 0

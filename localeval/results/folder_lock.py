@@ -24,7 +24,7 @@ from localeval.errors import OutputError, UsageError, os_reason
 try:  # POSIX
     import fcntl
 except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
+    fcntl = None  # type: ignore[assignment]  # not POSIX: no flock, checked before use
 
 __all__ = ["FolderLock", "LOCK_FILE"]
 

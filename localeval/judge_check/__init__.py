@@ -1,6 +1,6 @@
-"""Judge self-test: known-answer probe pairs that tell a judge fit to score from one that is not.
+"""judge check: known-answer probe pairs that tell a judge fit to score from one that is not.
 
-``check_judge`` runs a run's judge metrics on the bundled probes (en/ja/zh)
+``run_judge_check`` runs a run's judge metrics on the bundled probes (en/ja/zh)
 and returns a verdict per metric and overall; ``localeval judge check`` and
 every run (unless ``--no-judge-check``) use it.
 """
@@ -9,9 +9,9 @@ from localeval.lazy import lazy_face
 
 _WHERE = {
     "QUICK_PAIRS": ".check",
-    "CheckResult": ".check",
+    "JudgeCheckResult": ".check",
     "MetricCheck": ".check",
-    "check_judge": ".check",
+    "run_judge_check": ".check",
     "checkable": ".check",
     "rate_verdict": ".check",
     "KIND_METRICS": ".probes",

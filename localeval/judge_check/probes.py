@@ -53,7 +53,7 @@ class Probe:
 
 
 def _text() -> str:
-    return resources.files("localeval.selfcheck").joinpath("probes.jsonl").read_text(encoding="utf-8")
+    return resources.files("localeval.judge_check").joinpath("probes.jsonl").read_text(encoding="utf-8")
 
 
 @lru_cache(maxsize=1)
@@ -74,7 +74,7 @@ def load_probes() -> tuple[Probe, ...]:
 
 
 def probes_version() -> str:
-    """Content hash of the probe set: part of the self-test's cache key."""
+    """Content hash of the probe set: part of the judge check's cache key."""
     return hashlib.sha256(_text().encode("utf-8")).hexdigest()[:12]
 
 

@@ -1,6 +1,6 @@
 """Scoring one metric on one sample safely: the one place a failure becomes an unscored Score.
 
-A run, the judge self-test and the RAGAS-style metric objects all score
+A run, the judge check and the RAGAS-style metric objects all score
 through ``score_one``, so a sample that lacks a field, an empty input (decided
 without the judge, ``degenerate``), a failed judge call
 (truncated output, a copied example) or a missing model gives the same

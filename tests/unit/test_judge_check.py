@@ -1,10 +1,10 @@
-"""The judge self-test (``localeval judge check``, and the check before every run).
+"""The judge check (``localeval judge check``, and the check before every run).
 
 A judge that answers right by rule (``OracleJudge``) must be called fit on
 every judge metric, and judges that answer at random or always the same must
 be called unfit; the result is cached; the check before a run changes no score
 and keeps its usage apart. The real llama.cpp path (tiny GGUF in a subprocess,
-SmolLM2) is in tests/model/test_selfcheck_real.py.
+SmolLM2) is in tests/model/test_judge_check_real.py.
 """
 
 from __future__ import annotations
@@ -19,9 +19,8 @@ from localeval.cache import Cache
 from localeval.cli.app import main
 from localeval.config import reset
 from localeval.judge import CachedJudge
+from localeval.judge_check import KIND_METRICS, QUICK_PAIRS, load_probes, probes_for, run_judge_check
 from localeval.metrics import Judging, NoJudge, parse_metrics, registry, score_one
-from localeval.selfcheck import (KIND_METRICS, QUICK_PAIRS, check_judge, load_probes,
-                                 probes_for)
 from localeval.testing import HashEmbedder, OracleJudge, RandomJudge, ScriptedJudge
 from localeval.types import Sample
 
@@ -31,7 +30,7 @@ EVERY = JUDGE_METRICS + ["noise_sensitivity:mode=irrelevant"]
 
 @pytest.fixture(autouse=True)
 def _fresh_config(monkeypatch):
-    """Default configuration: the self-test on (a suite may switch it off for other tests)."""
+    """Default configuration: the judge check on (a suite may switch it off for other tests)."""
     monkeypatch.delenv("LOCALEVAL_JUDGE_CHECK", raising=False)
     reset()
     yield
@@ -70,7 +69,7 @@ def test_probe_variants_differ_and_have_what_their_metrics_need():
 @pytest.mark.parametrize("verdicts", ["hard", "soft"])
 def test_a_judge_that_answers_right_is_fit_on_every_metric(verdicts):
     judge = OracleJudge()
-    res = check_judge(judge, EVERY, embedder=HashEmbedder(dim=256), verdicts=verdicts)
+    res = run_judge_check(judge, EVERY, embedder=HashEmbedder(dim=256), verdicts=verdicts)
     assert res.fit and res.verdict == "fit"
     assert set(res.metrics) == set(EVERY) and not res.skipped
     for key, m in res.metrics.items():
@@ -78,11 +77,11 @@ def test_a_judge_that_answers_right_is_fit_on_every_metric(verdicts):
         assert m.pass_rate >= 0.9, (key, m.misses)
     assert res.copied_calls == 0, "the oracle writes from the inputs, never the example"
     assert res.usage["calls"] == len(judge.requests) > 300
-    assert res.summary_line().startswith("judge self-test: fit (")
+    assert res.summary_line().startswith("judge check: fit (")
 
 
 def test_a_judge_answering_at_random_is_not_fit():
-    res = check_judge(RandomJudge(seed=7), EVERY, embedder=HashEmbedder(dim=256))
+    res = run_judge_check(RandomJudge(seed=7), EVERY, embedder=HashEmbedder(dim=256))
     assert not res.fit and res.verdict == "unfit"
     assert res.pass_rate < 0.5
     assert all(m.verdict != "fit" for m in res.metrics.values())
@@ -90,7 +89,7 @@ def test_a_judge_answering_at_random_is_not_fit():
 
 
 def test_a_judge_that_always_says_the_same_passes_no_pair():
-    res = check_judge(ScriptedJudge(auto=True), EVERY, embedder=HashEmbedder(dim=256))
+    res = run_judge_check(ScriptedJudge(auto=True), EVERY, embedder=HashEmbedder(dim=256))
     assert res.verdict == "unfit"
     for key, m in res.metrics.items():
         # answer_correctness is checked on its judge part: its embedding share
@@ -108,7 +107,7 @@ def test_the_verdict_is_the_worst_metric_and_thresholds_are_checked_raw():
     judge = ScriptedJudge({"statements": lambda r: oracle.ask(r).output.model_dump(),
                            "faithfulness_verdicts": half_right,
                            "context_precision": {"reason": "r", "verdict": 1}})
-    res = check_judge(judge, ["faithfulness:threshold=0.8", "context_precision", "mrr"])
+    res = run_judge_check(judge, ["faithfulness:threshold=0.8", "context_precision", "mrr"])
     assert res.metrics["faithfulness"].verdict == "fit"
     assert res.metrics["context_precision"].verdict == "unfit"
     assert res.verdict == "unfit"
@@ -116,7 +115,7 @@ def test_the_verdict_is_the_worst_metric_and_thresholds_are_checked_raw():
 
 
 def test_metrics_that_embed_are_skipped_without_an_embedder():
-    res = check_judge(OracleJudge(), ["answer_relevancy", "faithfulness"])
+    res = run_judge_check(OracleJudge(), ["answer_relevancy", "faithfulness"])
     assert res.skipped == {"answer_relevancy": "needs an embedding model, and none is loaded"}
     assert list(res.metrics) == ["faithfulness"] and res.fit
 
@@ -125,25 +124,25 @@ def test_metrics_that_embed_are_skipped_without_an_embedder():
 def test_a_second_check_makes_no_judge_call(tmp_path):
     store = Cache(tmp_path / "c.sqlite")
     inner = OracleJudge()
-    first = check_judge(CachedJudge(inner, store), ["faithfulness", "context_recall"],
+    first = run_judge_check(CachedJudge(inner, store), ["faithfulness", "context_recall"],
                         cache=store)
     n = len(inner.requests)
     assert n > 0 and first.fit
-    again = check_judge(CachedJudge(inner, store), ["faithfulness", "context_recall"],
+    again = run_judge_check(CachedJudge(inner, store), ["faithfulness", "context_recall"],
                         cache=store)
     assert len(inner.requests) == n, "cached: no new judge call"
     assert again.usage["calls"] == 0, "per-metric results come from the cache"
     assert again.to_dict()["metrics"] == first.to_dict()["metrics"]
     # without the per-metric results the judge call cache still answers every call
-    fresh = check_judge(CachedJudge(inner, Cache(tmp_path / "c.sqlite")), ["faithfulness"],
+    fresh = run_judge_check(CachedJudge(inner, Cache(tmp_path / "c.sqlite")), ["faithfulness"],
                         verdicts="hard", cache=None)
     assert len(inner.requests) == n and fresh.usage["cache_hits"] == fresh.usage["calls"] > 0
 
 
 def test_the_cached_result_depends_on_the_judge(tmp_path):
     store = Cache(tmp_path / "c.sqlite")
-    assert check_judge(OracleJudge(), ["faithfulness"], cache=store).fit
-    assert not check_judge(RandomJudge(3), ["faithfulness"], cache=store).fit
+    assert run_judge_check(OracleJudge(), ["faithfulness"], cache=store).fit
+    assert not run_judge_check(RandomJudge(3), ["faithfulness"], cache=store).fit
 
 
 # -- one implementation of "score one metric on one sample safely" --------------------------
@@ -170,8 +169,10 @@ RUN_METRICS = ["faithfulness", "answer_relevancy", "context_recall", "nv_answer_
 
 
 def _st(summary):
-    """The self-test record: in judge_health, or beside it when no judge was loaded here."""
-    return (summary.get("judge_health") or {}).get("self_test") or summary.get("judge_self_test")
+    """The judge check record: one key, whether or not a judge was loaded here."""
+    assert "self_test" not in (summary.get("judge_health") or {})
+    assert "judge_self_test" not in summary
+    return summary.get("judge_check")
 
 
 def _run(judge, **kw):
@@ -197,7 +198,7 @@ def test_the_run_checks_its_judge_first_and_no_score_changes():
     assert info == [st["line"]] and not warned
     assert _st(plain.summary) == {
         "verdict": "skipped", "reason": "switched off (--no-judge-check)", "metrics": {},
-        "line": "judge self-test: skipped (switched off (--no-judge-check))"}
+        "line": "judge check: skipped (switched off (--no-judge-check))"}
     # the oracle scored the faithful sample above the unfaithful one
     assert checked.scores[0]["faithfulness"].value > checked.scores[1]["faithfulness"].value
 
@@ -206,7 +207,7 @@ def test_a_run_with_an_unfit_judge_warns_in_plain_words():
     warned = []
     res = _run(RandomJudge(1), judge_check=True, on_warning=warned.append)
     assert _st(res.summary)["verdict"] == "unfit"
-    assert any(w.startswith("judge self-test: UNFIT") and "not evidence" in w for w in warned)
+    assert any(w.startswith("judge check: UNFIT") and "not evidence" in w for w in warned)
 
 
 def test_the_check_is_off_by_configuration_and_absent_without_judge_metrics(monkeypatch):
@@ -222,7 +223,7 @@ def test_the_check_is_off_by_configuration_and_absent_without_judge_metrics(monk
     assert _st(_run(False, judge_check=True).summary)["reason"] == "no judge model"
 
 
-def test_a_crashing_self_test_does_not_end_the_run():
+def test_a_crashing_judge_check_does_not_end_the_run():
     def statements(request):
         if "/" in request.sample.id:  # a probe ("grounding-en-1/good"), not the run's data
             raise RuntimeError("boom")
@@ -233,7 +234,7 @@ def test_a_crashing_self_test_does_not_end_the_run():
     res = localeval.evaluate(DATA, ["faithfulness"], judge=judge, cache=False, progress=False,
                              judge_check=True, on_warning=lambda m: None)
     st = _st(res.summary)
-    assert st["verdict"] == "error" and "self-test failed: RuntimeError: boom" in st["line"]
+    assert st["verdict"] == "error" and "judge check failed: RuntimeError: boom" in st["line"]
     assert res["faithfulness"] == 1.0
 
 
@@ -242,7 +243,7 @@ def test_judge_check_command_exit_codes_and_output(capsys):
     localeval.configure(judge=OracleJudge(), embedder=HashEmbedder(dim=256))
     assert main(["judge", "check", "-m", "faithfulness,answer_relevancy", "--no-cache"]) == 0
     out = capsys.readouterr().out
-    assert "faithfulness" in out and "10/10" in out and "judge self-test: fit" in out
+    assert "faithfulness" in out and "10/10" in out and "judge check: fit" in out
     assert main(["judge", "check", "-m", "context_recall", "--json", "--no-cache"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["verdict"] == "fit" and doc["metrics"]["context_recall"]["pairs"] == 10
@@ -262,7 +263,7 @@ def test_run_command_checks_the_judge_and_can_skip_it(tmp_path, capsys):
     localeval.configure(judge=OracleJudge(), embedder=HashEmbedder(dim=256))
     base = ["run", str(data), "-m", "faithfulness,context_recall", "--no-cache"]
     assert main(base + ["-o", str(tmp_path / "a")]) == 0
-    assert "judge self-test: fit" in capsys.readouterr().err
+    assert "judge check: fit" in capsys.readouterr().err
     assert main(base + ["-o", str(tmp_path / "b"), "--no-judge-check"]) == 0
     a, b = (json.loads((tmp_path / d / "summary.json").read_text()) for d in "ab")
     assert _st(a)["verdict"] == "fit"
@@ -281,7 +282,7 @@ def test_oracle_statements_come_from_the_text_and_evasive_answers_are_noncommitt
     assert steps == {"answer_relevancy": 1}
 
 
-def test_the_run_self_test_takes_as_many_pairs_as_asked():
+def test_the_run_judge_check_takes_as_many_pairs_as_asked():
     quick = _st(_run(OracleJudge(), judge_check=True).summary)
     one = _st(_run(OracleJudge(), judge_check=1).summary)
     assert {m["pairs"] for m in quick["metrics"].values()} == {4}

@@ -1,4 +1,4 @@
-"""The lock file, ``models/models.lock.json``: what each model file hashed to, and when.
+"""The hash ledger, ``models/models.lock.json``: what each model file hashed to, and when.
 
 Every file that was fetched, verified or added gets a record of its sha256,
 size and mtime, so ``models list`` can say "verified" without re-hashing

@@ -2,7 +2,7 @@
 
 Every execution strategy (one process, worker processes, judge-pool threads,
 Ray actors) scores a sample through ``score_sample``; each metric is scored by
-``metrics.score_one``, which the judge self-test and the RAGAS-style metric
+``metrics.score_one``, which the judge check and the RAGAS-style metric
 objects use too, so a judge failure means the same unscored reason wherever
 it happens.
 """
