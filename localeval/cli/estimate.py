@@ -50,6 +50,10 @@ def add_estimate_parser(sub: Any) -> None:
     p.add_argument("--plan", type=float, metavar="HALF_WIDTH",
                    help="treat the labels as a pilot: how many labels reach this interval "
                         "half-width with and without the judge (and with an active draw)")
+    p.add_argument("--reference-interval", action="store_true",
+                   help="plain PPI++ intervals as ppi-python computes them (normal, no "
+                        "pseudo-rows): they under-cover when the judge rarely disagrees "
+                        "with the labels (docs/calibrated-estimates.md)")
     p.add_argument("-o", "--out", default="estimate-out",
                    help="write estimate.json and estimate.md here (default: %(default)s)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -95,7 +99,7 @@ def cmd_estimate(args: argparse.Namespace) -> int:
 
     metrics = [args.metric] if args.metric else None
     r = estimate(args.run, args.labels, metrics=metrics, random_draw=args.random_draw,
-                 scale=args.scale)
+                 scale=args.scale, reference=args.reference_interval)
     if args.plan is not None:
         return _plan(args, r)
     paths = write_estimate(r, args.out)
@@ -136,6 +140,8 @@ def add_run_labels_options(r: Any) -> None:
                    help="graded labels, rescaled to 0-1 as (v - LO) / (HI - LO), e.g. 1-5")
     g.add_argument("--labels-random-draw", action="store_true",
                    help="labels that name no draw ARE a uniform random draw of the rows")
+    g.add_argument("--labels-reference-interval", action="store_true",
+                   help="plain PPI++ intervals (ppi-python's, no pseudo-rows)")
 
 
 def check_run_labels(args: argparse.Namespace) -> None:
@@ -162,7 +168,8 @@ def add_run_labels(args: argparse.Namespace, result: Any) -> None:
 
     try:
         section = run_corrections(args.out, args.labels, random_draw=args.labels_random_draw,
-                                  scale=args.labels_scale)
+                                  scale=args.labels_scale,
+                                  reference=getattr(args, "labels_reference_interval", False))
     except LocalevalError:
         print(f"localeval: the run is complete in {args.out} (judge-only means); the labels "
               "were not used:", file=sys.stderr)

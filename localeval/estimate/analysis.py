@@ -67,6 +67,8 @@ class EstimateResult:
     metrics: list[MetricEstimate] = field(default_factory=list)
     level: float = 0.95
     notes: list[str] = field(default_factory=list)
+    #: how the corrected intervals were computed, in words
+    method: str = ""
 
 
 def _check_draw(lab: LabelSet, run: ResultSet, ids: list[str], pairs: dict[str, str],
@@ -180,19 +182,22 @@ def check_spread(y: np.ndarray, what: str, source: str, column: str) -> None:
 
 def estimate(run: str | Path | ResultSet, labels: str | Path | LabelSet, *,
              metrics: Sequence[str] | None = None, random_draw: bool = False,
-             scale: tuple[float, float] | None = None, level: float = 0.95) -> EstimateResult:
+             scale: tuple[float, float] | None = None, level: float = 0.95,
+             reference: bool = False) -> EstimateResult:
     """Corrected estimates of ``run``'s metrics from ``labels`` (checked by
-    :func:`check_labels`)."""
+    :func:`check_labels`). ``reference``: the plain PPI++ intervals of ppi-python
+    (labels-only and corrected) instead of the default ones with pseudo-rows."""
     c = check_labels(run, labels, metrics=metrics, random_draw=random_draw, scale=scale)
     out = EstimateResult(c.run.source, c.labels.source,
                          c.draw.name if c.draw else "uniform (as stated)", c.alignment,
                          level=level)
     for m in c.metrics:
-        out.metrics.append(_one_metric(c, m, level))
+        out.metrics.append(_one_metric(c, m, level, reference))
+    out.method = "; ".join(dict.fromkeys(m.corrected.method or "" for m in out.metrics))
     return out
 
 
-def _one_metric(c: CheckedLabels, m: str, level: float) -> MetricEstimate:
+def _one_metric(c: CheckedLabels, m: str, level: float, reference: bool) -> MetricEstimate:
     rs, lab, draw = c.run, c.labels, c.draw
     ids = list(rs.scores)
     judged = {sid: v for sid, v in rs.column(m).items() if v is not None}
@@ -208,9 +213,10 @@ def _one_metric(c: CheckedLabels, m: str, level: float) -> MetricEstimate:
         lab_est = active_mean(f, y, idx, prob, level=level, lam=0.0)
         corr = active_mean(f, y, idx, prob, level=level)
     else:
-        lab_est = labels_only(y, level)
+        lab_est = labels_only(y, level, reference=reference)
         # every row labelled: nothing left for the judge to add
-        corr = corrected_mean(f, y, idx, level=level) if len(y) < len(f) - 1 else lab_est
+        corr = (corrected_mean(f, y, idx, level=level, reference=reference)
+                if len(y) < len(f) - 1 else lab_est)
     return MetricEstimate(m, len(keep), len(y), judge_only(f, level), lab_est, corr,
                           labels_only(f[idx] - y, level), labels_worth(lab_est, corr),
                           unscored=len(ids) - len(keep),

@@ -23,7 +23,8 @@ __all__ = ["run_corrections"]
 
 def run_corrections(run: str | Path, labels: str | Path, *, random_draw: bool = False,
                     scale: tuple[float, float] | None = None,
-                    metrics: Sequence[str] | None = None) -> dict[str, Any]:
+                    metrics: Sequence[str] | None = None,
+                    reference: bool = False) -> dict[str, Any]:
     """The ``corrected`` section of a run's summary.json (DataError / UsageError on bad labels).
 
     Per labelled metric: the judge-only, labels-only and corrected means with
@@ -34,8 +35,10 @@ def run_corrections(run: str | Path, labels: str | Path, *, random_draw: bool = 
     from localeval.agreement import load_result_set
 
     rs = load_result_set(run)
-    r = estimate(rs, labels, metrics=metrics, random_draw=random_draw, scale=scale)
+    r = estimate(rs, labels, metrics=metrics, random_draw=random_draw, scale=scale,
+                 reference=reference)
     out: dict[str, Any] = {"labels": r.labels, "draw": r.draw, "level": r.level,
+                           "interval": r.method,
                            "judge_only_warning": JUDGE_WARNING, "metrics": {}}
     for m in r.metrics:
         a = m.arrays

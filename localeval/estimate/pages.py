@@ -39,6 +39,7 @@ def _sentence(m: Any) -> str:
 
 def estimate_dict(r: EstimateResult) -> dict[str, Any]:
     return {"run": r.run, "labels": r.labels, "draw": r.draw, "level": r.level,
+            "interval": r.method,
             "alignment": r.alignment, "judge_only_warning": JUDGE_WARNING,
             "metrics": [m.to_dict() for m in r.metrics], "notes": r.notes}
 
@@ -46,7 +47,7 @@ def estimate_dict(r: EstimateResult) -> dict[str, Any]:
 def estimate_markdown(r: EstimateResult) -> str:
     pct = f"{r.level:.0%}"
     lines = ["# Corrected estimates\n", f"Run: `{r.run}`  ", f"Labels: `{r.labels}` "
-             f"(draw: {r.draw})\n", f"| metric | judge only* | labels only ({pct}) | "
+             f"(draw: {r.draw})  ", f"Corrected interval: {r.method}\n", f"| metric | judge only* | labels only ({pct}) | "
              f"corrected ({pct}) | labelled / rows | judge bias on labelled rows |",
              "|---|---|---|---|---|---|"]
     for m in r.metrics:
@@ -64,7 +65,7 @@ def render_estimate(r: EstimateResult) -> Any:
     """The terminal table (rich), with the judge-only warning as its caption."""
     from rich.table import Table
 
-    t = Table(title="Corrected estimates", caption="* " + JUDGE_WARNING)
+    t = Table(title=f"Corrected estimates ({r.method})", caption="* " + JUDGE_WARNING)
     for c in ("metric", "judge only*", "labels only", "corrected", "labelled/rows",
               "judge bias", "judge worth"):
         t.add_column(c)

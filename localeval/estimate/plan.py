@@ -12,10 +12,10 @@ target is searched for:
   proportional to the judge's uncertainty on row i (fitted on the pilot);
   only when the run records uncertainty (soft verdicts or repeats).
 
-Below ``SMALL_SAMPLE`` labels the estimate reports the small-sample intervals
-(``ppi.corrected_mean``, ``ppi.labels_only``), so the plan uses them there too:
-Student's t with n - 1 degrees of freedom and the residual variance with the
-``prior_rows`` pseudo-rows for the judge; Agresti-Coull for 0/1 labels alone.
+The plan uses the intervals the estimate reports (``ppi.corrected_mean``,
+``ppi.labels_only``): Student's t with n - 1 degrees of freedom and the
+residual variance with the ``prior_rows`` pseudo-rows for the judge;
+the same with lam = 0 for labels alone.
 
 truescore's ``required_gold_labels`` plans from a binary judge's sensitivity
 and specificity; this works from the pilot's moments, so graded scores plan too.
@@ -30,7 +30,7 @@ import numpy as np
 from localeval.estimate.draw import inclusion_probabilities
 from scipy import stats
 
-from localeval.estimate.ppi import SMALL_SAMPLE, prior_rows, z_value
+from localeval.estimate.ppi import is_binary, prior_rows, z_value
 
 __all__ = ["plan_labels", "plan_lines"]
 
@@ -52,19 +52,19 @@ def plan_labels(judge: Sequence[float], labels: Sequence[float], labelled: Seque
     cov = float(np.cov(y, f[idx])[0, 1])
     var_fl = float(f[idx].var(ddof=1))
     ns = np.arange(2, N)
-    small = ns < SMALL_SAMPLE
-    q = np.where(small, stats.t.ppf(0.5 + level / 2, ns - 1), z)
+    q = stats.t.ppf(0.5 + level / 2, ns - 1)
     k = prior_rows(level)
     lam = np.clip(cov / (var_f * (1 + ns / (N - ns))), 0, 1) if var_f > 0 else 0.0 * ns
     var_r = var_y + lam ** 2 * var_fl - 2 * lam * cov
-    var_r = np.where(small, (ns * var_r + k * (var_y + lam ** 2 * var_fl)) / (ns - 1 + k), var_r)
+    binary = is_binary(y)
+    # the pseudo-rows of ppi.pseudo_from_moments, at the pilot's moments
+    pseudo_y = 0.25 if binary else var_y
+    shift = ns * k / (ns + k) * (y.mean() - 0.5) ** 2 if binary else 0.0
+    # n rows' residual sum of squares about a fitted mean and lambda: (n - 2) var_r expected
+    var_r = ((ns - 2) * var_r + k * (pseudo_y + lam ** 2 * var_fl) + shift) / (ns - 1 + k)
     judge_hw = q * np.sqrt(var_r / ns + lam ** 2 * var_f / (N - ns))
-    if np.isin(y, (0.0, 1.0)).all():  # Agresti-Coull below SMALL_SAMPLE, at the pilot's rate
-        centre = (ns * y.mean() + k / 2) / (ns + k)
-        labels_hw = np.where(small, z * np.sqrt(centre * (1 - centre) / (ns + k)),
-                             z * np.sqrt(var_y / ns))
-    else:
-        labels_hw = q * np.sqrt(var_y / ns)
+    # labels alone: the same with lam = 0 (ppi.labels_only)
+    labels_hw = q * np.sqrt(((ns - 1) * var_y + k * pseudo_y + shift) / (ns - 1 + k) / ns)
     out: dict[str, Any] = {
         "half_width": half_width, "rows": N, "pilot_labels": len(y),
         "labels_only": _first(labels_hw <= half_width, ns),

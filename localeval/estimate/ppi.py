@@ -29,15 +29,13 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-__all__ = ["Estimate", "Moments", "moments", "ppi_from_moments", "crossfit_from_moments",
-           "labels_only", "corrected_mean", "SMALL_SAMPLE", "prior_rows",
-           "active_mean", "small_sample_df", "paired_difference", "judge_only", "labels_worth", "z_value"]
+__all__ = ["Estimate", "Moments", "moments", "ppi_from_moments", "pseudo_from_moments",
+           "labels_only", "corrected_mean", "prior_rows", "interval_method", "REFERENCE_METHOD",
+           "labels_method",
+           "is_binary", "active_mean", "paired_difference", "judge_only", "labels_worth",
+           "z_value"]
 
 ArrayLike = Any
-
-#: Below this many labels the corrected mean cross-fits lambda (``crossfit_from_moments``).
-SMALL_SAMPLE = 50
-
 
 def z_value(level: float = 0.95) -> float:
     """The two-sided normal quantile of ``level`` (1.96 for 95%)."""
@@ -57,6 +55,8 @@ class Estimate:
     df: int | None = None
     #: the interval's centre where it is not the mean (Agresti-Coull's shifted proportion)
     center: float | None = None
+    #: how the interval was computed, in words (the outputs name it beside the numbers)
+    method: str | None = None
 
     @property
     def half_width(self) -> float:
@@ -78,6 +78,8 @@ class Estimate:
             out["lambda"] = self.lam
         if self.df is not None:
             out["student_t_df"] = self.df
+        if self.method is not None:
+            out["interval"] = self.method
         return out
 
 
@@ -138,7 +140,7 @@ def ppi_from_moments(m: Moments, *, lam: Any = None, level: float = 0.95
 
 
 def prior_rows(level: float = 0.95) -> float:
-    """Pseudo-rows added to a small labelled set's residual variance: z^2 (3.84 at 95%).
+    """Pseudo-rows added to the labelled residual variance: z^2 (3.84 at 95%).
 
     Agresti and Coull ("Approximate is better than 'exact' for interval estimation
     of binomial proportions", The American Statistician 1998) add z^2 pseudo-
@@ -150,97 +152,99 @@ def prior_rows(level: float = 0.95) -> float:
     return z_value(level) ** 2
 
 
-def crossfit_from_moments(a: Moments, b: Moments, level: float = 0.95
-                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(point, standard error, mean lam) of the small-sample corrected mean; broadcasts.
+def interval_method(level: float = 0.95) -> str:
+    """The default corrected interval, named as the outputs name it."""
+    return (f"PPI++ with {prior_rows(level):.2f} independent pseudo-rows, Student t "
+            "(n - 1 df)")
 
-    The labelled rows are split into two folds ``a`` and ``b`` (their moments;
-    the unlabelled fields are read from ``a``). Each fold's lambda is tuned on
-    the *other* fold (cov / var of the judge there, over 1 + n/N_u, clipped to
-    [0, 1]), so it is independent of the labels it weights: the point is then
-    exactly unbiased, and the spread of the residuals Y - lam f is not shrunk
-    by a lambda fitted to them, which is what makes the reference's interval
-    cover only ~90% with 20-30 labels and a near-perfect judge. The residual
-    variance divides by n - 1 and the interval uses Student's t with n - 1
-    degrees of freedom (the caller's :class:`Estimate` ``df``). Cross-fitting
-    follows Zrnic and Candès, "Cross-prediction-powered inference" (PNAS 2024).
 
-    With few labels and a judge that rarely disagrees with them, the labelled
-    set often holds no disagreement at all and the residual variance reads 0
-    (coverage fell to 46% with 20 labels, a 97.5%-agreeing judge and 100,000
-    rows). So the residual variance gets ``prior_rows`` pseudo-rows in which
-    label and judge are independent with the labelled rows' own variances:
-    (SS + k (var Y + lam^2 var f)) / (n - 1 + k), i.e. the labelled covariance
-    shrunk toward independence by n / (n + k) (for 0/1 labels, a 0/1 judge and
-    lam = 1 at a rate near 1/2, Agresti and Min's half a row in each cell of the
-    2x2 table). The point is not moved: it stays exactly unbiased.
+def labels_method(level: float = 0.95) -> str:
+    """The default labels-only interval, named as the outputs name it."""
+    return (f"labels with {prior_rows(level):.2f} pseudo-rows, Student t (n - 1 df)")
+
+
+#: The reference's interval (``reference=True``), named as the outputs name it.
+REFERENCE_METHOD = "PPI++ (reference: ppi-python's normal interval)"
+
+
+def pseudo_from_moments(m: Moments, *, binary: Any = False, level: float = 0.95,
+                        lam: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(point, standard error, lam) of the default corrected mean; broadcasts.
+
+    The point and lam are the reference's (:func:`ppi_from_moments`); only the
+    residual variance changes. With a judge that rarely disagrees with the
+    labels, the labelled set often holds no disagreement at all and the residual
+    variance Y - lam f reads (nearly) 0: the reference covered 46% with 20
+    labels, 82% with 50 and 88-91% with 100 labels and a 95-97.5%-agreeing judge.
+    So the residual variance gets ``prior_rows`` (z^2) pseudo-rows in which
+    label and judge are independent: each adds var(Y') + lam^2 var(f), where
+    the pseudo-labels Y' are Agresti and Coull's half 0s and half 1s for 0/1
+    labels (variance 1/4 about 1/2, so the gap between the labels' mean and 1/2
+    enters as a between-groups term) and have the labels' own variance
+    otherwise. With n real rows::
+
+        var_r = (n var(Y - lam f) + k (var(Y') + lam^2 var f) + shift) / (n - 1 + k)
+
+    and the interval uses Student's t with n - 1 degrees of freedom. As n grows
+    the pseudo-rows' weight k / (n + k) vanishes, so the interval tends to the
+    reference's; at every n it contains the reference's (same centre, a larger
+    residual variance as lam > 0 needs a positive covariance, and t > z). For
+    0/1 labels, a 0/1 judge and lam = 1 at a rate near 1/2 this is Agresti and
+    Min's half a row in each cell of the 2x2 table. ``binary``: the labels are
+    all 0 or 1 (per data set, broadcasting). ``lam=0`` is the labels-only
+    interval shown beside it (:func:`labels_only`): so a useless judge, tuned to
+    lam near 0, gives the labels-only interval, not a wider one.
     """
-    na, nb = np.asarray(a.n, dtype=float), np.asarray(b.n, dtype=float)
-    n, nu = na + nb, np.asarray(a.n_u, dtype=float)
-
-    def tuned(m: Moments) -> np.ndarray:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            raw = np.where(np.asarray(m.var_fl) > 0, np.asarray(m.cov_yf)
-                           / (np.asarray(m.var_fl) * (1 + n / np.maximum(nu, 1))), 0.0)
-        return np.clip(raw, 0.0, 1.0)
-
-    lam_a, lam_b = tuned(b), tuned(a)
-    mean_ra = np.asarray(a.mean_y) - lam_a * a.mean_fl
-    mean_rb = np.asarray(b.mean_y) - lam_b * b.mean_fl
-    var_ra = np.maximum(a.var_y + lam_a ** 2 * a.var_fl - 2 * lam_a * a.cov_yf, 0.0)
-    var_rb = np.maximum(b.var_y + lam_b ** 2 * b.var_fl - 2 * lam_b * b.cov_yf, 0.0)
-    mean_r = (na * mean_ra + nb * mean_rb) / n
-    lam = (na * lam_a + nb * lam_b) / n
-    var_y = _pooled(na, nb, a.mean_y, b.mean_y, a.var_y, b.var_y)
-    var_f = _pooled(na, nb, a.mean_fl, b.mean_fl, a.var_fl, b.var_fl)
+    point, _, lam = ppi_from_moments(m, lam=lam)
+    n, nu = np.asarray(m.n, dtype=float), np.asarray(m.n_u, dtype=float)
     k = prior_rows(level)
-    var_r = (na * var_ra + nb * var_rb + na * nb / n * (mean_ra - mean_rb) ** 2
-             + k * (var_y + lam ** 2 * var_f)) / (n - 1 + k)
-    point = lam * a.mean_fu + mean_r
-    var = var_r / n + np.where(lam > 0, lam ** 2 * a.var_fu / np.maximum(nu, 1), 0.0)
+    var_rect = np.maximum(m.var_y + lam ** 2 * m.var_fl - 2 * lam * m.cov_yf, 0.0)
+    binary = np.asarray(binary, dtype=bool)
+    pseudo_y = np.where(binary, 0.25, m.var_y)
+    shift = np.where(binary, n * k / (n + k) * (np.asarray(m.mean_y) - 0.5) ** 2, 0.0)
+    var_r = (n * var_rect + k * (pseudo_y + lam ** 2 * m.var_fl) + shift) / (n - 1 + k)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        var = var_r / n + np.where(lam > 0, lam ** 2 * m.var_fu / np.maximum(nu, 1), 0.0)
     return point, np.sqrt(var), lam
 
 
-def _pooled(na: Any, nb: Any, mean_a: Any, mean_b: Any, var_a: Any, var_b: Any) -> Any:
-    """The variance (ddof 0) of two folds taken together."""
-    n = na + nb
-    return (na * np.asarray(var_a) + nb * np.asarray(var_b)
-            + na * nb / n * (np.asarray(mean_a) - np.asarray(mean_b)) ** 2) / n
+def is_binary(labels: ArrayLike) -> bool:
+    """Labels all 0 or 1 (they get Agresti and Coull's pseudo-observations)."""
+    return bool(np.isin(np.asarray(labels, dtype=float), (0.0, 1.0)).all())
 
 
 def _estimate(point: Any, se: Any, lam: Any, n: int, level: float,
-              df: int | None = None, center: Any = None) -> Estimate:
+              df: int | None = None, center: Any = None, method: str | None = None) -> Estimate:
     return Estimate(float(point), float(se), n, level, None if lam is None else float(lam), df,
-                    None if center is None else float(center))
+                    None if center is None else float(center), method)
 
 
 def judge_only(judge: ArrayLike, level: float = 0.95) -> Estimate:
     """The judge's own mean over every row: it estimates the judge, not the truth."""
     f = np.asarray(judge, dtype=float)
-    return _estimate(f.mean(), f.std() / np.sqrt(len(f)), None, len(f), level)
+    return _estimate(f.mean(), f.std() / np.sqrt(len(f)), None, len(f), level,
+                     method="normal (the judge's own average)")
 
 
 def labels_only(labels: ArrayLike, level: float = 0.95, *, reference: bool = False) -> Estimate:
     """The classical mean of the labels.
 
-    From ``SMALL_SAMPLE`` labels on (or with ``reference=True``) the normal
-    interval of ppi-python's ``classical_mean_ci``. Below, that interval covers
-    about 93% (0/1 labels at a rate of 0.6, 20 labels: 92.8%), so 0/1 labels get
-    Agresti and Coull's interval (z^2 pseudo-observations, half of them 1s: the
-    centre moves to (x + z^2/2) / (n + z^2); see :func:`prior_rows`) and graded
-    labels Student's t with n - 1 degrees of freedom; the mean shown is the
-    labels' own mean either way.
+    With ``reference=True`` the normal interval of ppi-python's
+    ``classical_mean_ci``. By default the corrected interval with lam = 0
+    (:func:`pseudo_from_moments`: the labels' variance with z^2 pseudo-rows,
+    Agresti and Coull's half 0s and half 1s for 0/1 labels, Student's t with
+    n - 1 degrees of freedom): the normal interval covers 92.8% with 20 0/1
+    labels at a rate of 0.6, this one 96.3%; and the corrected interval with a
+    useless judge is this one, so the two compare like for like at every n.
     """
     y = np.asarray(labels, dtype=float)
     n = len(y)
-    if reference or n >= SMALL_SAMPLE:
-        return _estimate(y.mean(), y.std() / np.sqrt(n), None, n, level)
-    if np.isin(y, (0.0, 1.0)).all():
-        k = prior_rows(level)
-        centre = (y.sum() + k / 2) / (n + k)
-        return _estimate(y.mean(), np.sqrt(centre * (1 - centre) / (n + k)), None, n, level,
-                         center=centre)
-    return _estimate(y.mean(), y.std(ddof=1) / np.sqrt(n), None, n, level, df=n - 1)
+    if reference:
+        return _estimate(y.mean(), y.std() / np.sqrt(n), None, n, level,
+                         method="normal (reference: ppi-python's classical interval)")
+    m = Moments(n, y.mean(), 0.0, y.var(), 0.0, 0.0, 0, 0.0, 0.0)
+    point, se, _ = pseudo_from_moments(m, binary=is_binary(y), level=level, lam=0.0)
+    return _estimate(point, se, None, n, level, df=n - 1, method=labels_method(level))
 
 
 def corrected_mean(judge: ArrayLike, labels: ArrayLike, labelled: ArrayLike, *,
@@ -248,29 +252,23 @@ def corrected_mean(judge: ArrayLike, labels: ArrayLike, labelled: ArrayLike, *,
                    reference: bool = False) -> Estimate:
     """PPI++ mean from the judge on all rows and labels on a uniform random draw.
 
-    ``labelled``: positions in ``judge`` of the labelled rows, in the order of ``labels``.
-    From ``SMALL_SAMPLE`` labels on (or with ``reference=True``, or a fixed
-    ``lam``) it is ppi-python's ``ppi_mean_ci`` exactly; below, lambda is
-    cross-fitted over two folds (alternate labelled rows) with a Student-t
-    interval (:func:`crossfit_from_moments`).
+    ``labelled``: positions in ``judge`` of the labelled rows, in the order of
+    ``labels``. With ``reference=True`` (or a fixed ``lam``) it is ppi-python's
+    ``ppi_mean_ci`` exactly; by default the same point with the interval of
+    :func:`pseudo_from_moments` (the reference's widened by the pseudo-rows).
     """
     f = np.asarray(judge, dtype=float)
     y = np.asarray(labels, dtype=float)
     idx = np.asarray(labelled, dtype=int)
     rest = np.ones(len(f), dtype=bool)
     rest[idx] = False
-    if reference or lam is not None or len(idx) >= SMALL_SAMPLE:
-        point, se, lam_ = ppi_from_moments(moments(f[idx], y, f[rest]), lam=lam)
-        return _estimate(point, se, lam_, len(idx), level)
-    a = moments(f[idx[0::2]], y[0::2], f[rest])
-    b = moments(f[idx[1::2]], y[1::2], f[rest])
-    point, se, lam_ = crossfit_from_moments(a, b, level)
-    return _estimate(point, se, lam_, len(idx), level, df=len(idx) - 1)
-
-
-def small_sample_df(n: Any) -> Any:
-    """Student-t degrees of freedom below ``SMALL_SAMPLE`` labels (None: the normal interval)."""
-    return n - 1 if n < SMALL_SAMPLE else None
+    m = moments(f[idx], y, f[rest])
+    if reference or lam is not None:
+        point, se, lam_ = ppi_from_moments(m, lam=lam)
+        return _estimate(point, se, lam_, len(idx), level, method=REFERENCE_METHOD)
+    point, se, lam_ = pseudo_from_moments(m, binary=is_binary(y), level=level)
+    return _estimate(point, se, lam_, len(idx), level, df=len(idx) - 1,
+                     method=interval_method(level))
 
 
 def active_terms(judge: np.ndarray, labels_full: np.ndarray, drawn: np.ndarray, prob: np.ndarray,
@@ -302,13 +300,18 @@ def active_terms(judge: np.ndarray, labels_full: np.ndarray, drawn: np.ndarray, 
     return term.mean(-1), term.std(-1) / np.sqrt(term.shape[-1]), lam
 
 
+#: The active draw's intervals, named as the outputs name them.
+ACTIVE_METHOD = "active draw: inverse-probability weighted PPI++, Student t (n - 1 df)"
+ACTIVE_LABELS_METHOD = "active draw: inverse-probability weighted labels, Student t (n - 1 df)"
+
+
 def active_mean(judge: ArrayLike, labels: ArrayLike, labelled: ArrayLike, prob: ArrayLike, *,
                 level: float = 0.95, lam: float | None = None) -> Estimate:
     """The corrected mean of an active draw; ``prob`` is each row's inclusion probability.
 
     ``lam=0`` gives the labels-only (inverse-probability weighted) mean of the same draw.
-    Below ``SMALL_SAMPLE`` labels the interval uses Student's t with n - 1 degrees
-    of freedom (n labelled rows): the normal one covered 92% with 20 labels.
+    The interval uses Student's t with n - 1 degrees of freedom (n labelled rows):
+    the normal one covered 92% with 20 labels; t tends to it as n grows.
     """
     f = np.asarray(judge, dtype=float)
     idx = np.asarray(labelled, dtype=int)
@@ -317,7 +320,8 @@ def active_mean(judge: ArrayLike, labels: ArrayLike, labelled: ArrayLike, prob: 
     drawn = np.zeros(len(f), dtype=bool)
     drawn[idx] = True
     point, se, lam_ = active_terms(f, full, drawn, np.asarray(prob, dtype=float), lam)
-    return _estimate(point, se, lam_, len(idx), level, df=small_sample_df(len(idx)))
+    return _estimate(point, se, lam_, len(idx), level, df=len(idx) - 1,
+                     method=ACTIVE_METHOD if lam is None else ACTIVE_LABELS_METHOD)
 
 
 def paired_difference(judge_new: ArrayLike, judge_old: ArrayLike, labels_new: ArrayLike,
@@ -346,8 +350,8 @@ def labels_worth(labels: Estimate, corrected: Estimate) -> float:
 
     The corrected interval is as narrow as labels alone would be with
     n * (hw_labels / hw_corrected)^2 labels (the effective sample size); half-widths
-    rather than standard errors, since below ``SMALL_SAMPLE`` the two intervals
-    use different quantiles (Student's t, Agresti-Coull's normal).
+    rather than standard errors, since the two intervals may use different
+    quantiles (Student's t, Agresti-Coull's normal).
     """
     if corrected.half_width <= 0:
         return float("inf") if labels.half_width > 0 else 0.0

@@ -43,7 +43,8 @@ def corrected_note(summary: Mapping[str, Any]) -> str:
     sec = summary.get("corrected")
     if not sec:
         return ""
-    return (f"Corrected by labels: {sec['labels']} (draw: {sec['draw']}), PPI++ 95% intervals; "
+    return (f"Corrected by labels: {sec['labels']} (draw: {sec['draw']}), 95% intervals: "
+            f"{sec.get('interval') or 'PPI++'}; "
             f"{sec['judge_only_warning']}.")
 
 

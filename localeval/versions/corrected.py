@@ -28,7 +28,7 @@ from localeval.versions.estimate import Estimate, holm
 __all__ = ["add_corrected", "CORRECTED_METHOD"]
 
 CORRECTED_METHOD = ("PPI++ paired difference: the judge's differences on every row scored in "
-                    "both runs, corrected by the labelled differences (normal interval)")
+                    "both runs, corrected by the labelled differences")
 
 
 def _check_side(rs: Any, labels: str | Path, side: str, random_draw: bool,
@@ -66,13 +66,15 @@ def _one(md: MetricDiff, cb: Any, cn: Any) -> Estimate:
     lab, corr = est["labels_only"], est["corrected"]
     if len(idx) >= len(rows) - 1:  # every row labelled: nothing left for the judge to add
         corr = lab
-    # the normal test matching the normal interval, so "excludes 0" and "p < 0.05" agree
+    # the test matching the interval (Student t or normal), so "excludes 0" and "p < 0.05"
+    # agree
     if corr.se > 0:
-        p = float(2 * stats.norm.sf(abs(corr.mean) / corr.se))
+        dist = stats.norm if corr.df is None else stats.t(corr.df)
+        p = float(2 * dist.sf(abs(corr.mean) / corr.se))
     else:
         p = 1.0 if corr.mean == 0 else 0.0
     return Estimate("corrected", corr.mean, (corr.low, corr.high), len(idx), p=p,
-                    method=CORRECTED_METHOD,
+                    method=f"{CORRECTED_METHOD} ({corr.method})",
                     extra={"rows": len(rows), "labelled_base": len(yb), "labelled_new": len(yn),
                            "lambda": corr.lam, "labels_only": lab.to_dict(),
                            "judge_worth_labels": labels_worth(lab, corr)})

@@ -64,6 +64,27 @@ def test_sheet_then_estimate_writes_both_files(tmp_path: Path, active: bool, cap
     assert "wrote" in capsys.readouterr().err
 
 
+def test_the_interval_is_named_and_the_reference_one_is_an_option(tmp_path: Path,
+                                                                   capsys) -> None:
+    from localeval.estimate.ppi import REFERENCE_METHOD, interval_method
+
+    run = _run(tmp_path)
+    filled = _fill(_sheet(tmp_path, run), tmp_path / "filled.csv")
+    got = {}
+    for name, extra in (("default", []), ("reference", ["--reference-interval"])):
+        out = tmp_path / name
+        assert main(["estimate", str(run), str(filled), "-o", str(out), *extra]) == 0
+        got[name] = json.loads((out / "estimate.json").read_text(encoding="utf-8"))
+        method = interval_method() if name == "default" else REFERENCE_METHOD
+        assert got[name]["interval"] == method
+        assert got[name]["metrics"][0]["corrected"]["interval"] == method
+        assert f"Corrected interval: {method}" in (out / "estimate.md").read_text()
+        assert "PPI++" in capsys.readouterr().out  # the table's title names it
+    d, r = (got[k]["metrics"][0]["corrected"] for k in ("default", "reference"))
+    assert d["mean"] == pytest.approx(r["mean"], abs=1e-12)
+    assert d["low"] < r["low"] and d["high"] > r["high"]
+
+
 def test_formula_cells_are_quoted(tmp_path: Path) -> None:
     run = _run(tmp_path)
     lines = (run / "results.jsonl").read_text().splitlines()

@@ -1,8 +1,8 @@
 """--plan promises a half-width; at the planned n the estimate reports it on average.
 
-Below 50 labels the plan must use the interval the estimate reports there
-(Student's t, the pseudo-rows of the small-sample residual variance,
-Agresti-Coull for 0/1 labels alone), not the normal formulas.
+The plan must use the interval the estimate reports (Student's t, the
+pseudo-rows of the residual variance, the same with lambda = 0 for labels
+alone), not the normal formulas.
 """
 
 from __future__ import annotations
@@ -40,4 +40,4 @@ def test_planned_labels_reach_the_promised_half_width(graded: bool, target: floa
         hw = [estimate(rng.choice(N, n, replace=False)).half_width for _ in range(400)]
         got[key] = np.mean(hw)
         assert got[key] == pytest.approx(target, rel=0.10), (key, n, got[key])
-    assert plan["with_judge"] < min(plan["labels_only"], 50)  # the small-sample interval
+    assert plan["with_judge"] < min(plan["labels_only"], 50)

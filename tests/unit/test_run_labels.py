@@ -39,6 +39,7 @@ def test_corrected_means_in_summary_markdown_table_and_report(tmp_path: Path, ca
     md = (out / "summary.md").read_text(encoding="utf-8")
     assert "| rougeL (corrected by labels) |" in md and "15 / 30" in md
     assert "estimates the judge, not the truth" in md
+    assert "independent pseudo-rows" in md and summary["corrected"]["interval"] in md
     term = capsys.readouterr().out
     assert "(corrected" in term and "15 / 30" in term  # the row, however narrow the terminal
     html = (out / "report.html").read_text(encoding="utf-8")

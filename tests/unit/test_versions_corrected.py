@@ -77,6 +77,7 @@ def test_corrected_difference_sits_beside_the_judge_one(world: dict, capsys) -> 
     assert corr["ci95"][1] - corr["ci95"][0] < lab["high"] - lab["low"]
     assert corr["sentence"].startswith("new is better on faithfulness (corrected, 60 labels) by")
     assert data["labels"]["draw_base"] == "uniform:seed=9:n=60"
+    assert "independent pseudo-rows" in corr["method"]
     md = (out / "diff.md").read_text(encoding="utf-8")
     assert "| faithfulness (corrected by labels) | 60 | — | — |" in md
     assert corr["sentence"].replace("[", "\\[").replace("]", "\\]") in md
