@@ -47,6 +47,10 @@ def add_diff_parser(sub: argparse._SubParsersAction) -> None:
                         "with --labels-new, adds the difference corrected by labels (PPI++)")
     p.add_argument("--labels-new", metavar="FILE",
                    help="labels of NEW's rows, on the same rows as --labels-base")
+    p.add_argument("--reference-interval", action="store_true",
+                   help="with labels: the plain PPI++ interval (ppi-python's) instead of the "
+                        "default one widened by independent pseudo-rows (valid when the judge "
+                        "rarely disagrees with few labels)")
     p.add_argument("--random-draw", action="store_true",
                    help="labels that name no draw ARE a uniform random draw of the rows")
     p.add_argument("--scale", type=label_scale, metavar="LO-HI",
@@ -99,7 +103,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
                   thresholds=per, base_data=args.base_data, new_data=args.new_data,
                   seed=args.seed, **kw)
     add_corrected(d, args.labels_base, args.labels_new, random_draw=args.random_draw,
-                  scale=args.scale)
+                  scale=args.scale, reference=args.reference_interval)
     unknown = [k for k in per if k not in {m.metric for m in d.metrics}]
     if unknown:
         raise UsageError(f"--threshold names {', '.join(map(repr, unknown))}, not compared here")

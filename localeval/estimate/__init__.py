@@ -15,6 +15,7 @@ from localeval.lazy import lazy_face
 _WHERE = {
     "Draw": ".draw",
     "Estimate": ".ppi",
+    "REFERENCE_METHOD": ".ppi",
     "EstimateResult": ".analysis",
     "active_mean": ".ppi",
     "corrected_mean": ".ppi",
@@ -25,6 +26,7 @@ _WHERE = {
     "run_corrections": ".in_run",
     "estimate": ".analysis",
     "estimate_dict": ".pages",
+    "interval_method": ".ppi",
     "judge_only": ".ppi",
     "labels_only": ".ppi",
     "labels_worth": ".ppi",

@@ -326,20 +326,22 @@ def active_mean(judge: ArrayLike, labels: ArrayLike, labelled: ArrayLike, prob: 
 
 def paired_difference(judge_new: ArrayLike, judge_old: ArrayLike, labels_new: ArrayLike,
                       labels_old: ArrayLike, labelled: ArrayLike, *, prob: ArrayLike | None = None,
-                      level: float = 0.95) -> dict[str, Estimate]:
+                      level: float = 0.95, reference: bool = False) -> dict[str, Estimate]:
     """Corrected difference new - old of two versions scored on the same rows.
 
     Both versions' judge scores cover all rows (paired by the alignment); both have
     labels on the same drawn rows. The difference of paired rows is one more mean,
     so the same estimators apply: ``judge_only`` (biased by the judge's habits),
     ``labels_only`` and ``corrected``. ``prob``: inclusion probabilities of an
-    active draw (all rows), None for a uniform draw.
+    active draw (all rows), None for a uniform draw. ``reference``: the plain
+    PPI++ interval of a uniform draw (ppi-python's), without the pseudo-rows.
     """
     f = np.asarray(judge_new, dtype=float) - np.asarray(judge_old, dtype=float)
     y = np.asarray(labels_new, dtype=float) - np.asarray(labels_old, dtype=float)
     if prob is None:
-        return {"judge_only": judge_only(f, level), "labels_only": labels_only(y, level),
-                "corrected": corrected_mean(f, y, labelled, level=level)}
+        return {"judge_only": judge_only(f, level),
+                "labels_only": labels_only(y, level, reference=reference),
+                "corrected": corrected_mean(f, y, labelled, level=level, reference=reference)}
     return {"judge_only": judge_only(f, level),
             "labels_only": active_mean(f, y, labelled, prob, level=level, lam=0.0),
             "corrected": active_mean(f, y, labelled, prob, level=level)}

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from localeval.errors import DataError, UsageError
+from localeval.estimate import REFERENCE_METHOD, interval_method
 from localeval.versions.diff import MetricDiff, VersionDiff
 from localeval.versions.estimate import Estimate, holm
 
@@ -45,7 +46,7 @@ def _check_side(rs: Any, labels: str | Path, side: str, random_draw: bool,
     return c
 
 
-def _one(md: MetricDiff, cb: Any, cn: Any) -> Estimate:
+def _one(md: MetricDiff, cb: Any, cn: Any, reference: bool = False) -> Estimate:
     from scipy import stats
 
     from localeval.estimate import check_spread, labels_worth, paired_difference
@@ -62,7 +63,7 @@ def _one(md: MetricDiff, cb: Any, cn: Any) -> Estimate:
     where = f"{cb.labels.source} and {cn.labels.source}"
     check_spread(ln - lb, f"{md.metric} (new − base, rows labelled in both versions and "
                  "scored in both runs)", where, column)
-    est = paired_difference(fn, fb, ln, lb, idx)
+    est = paired_difference(fn, fb, ln, lb, idx, reference=reference)
     lab, corr = est["labels_only"], est["corrected"]
     if len(idx) >= len(rows) - 1:  # every row labelled: nothing left for the judge to add
         corr = lab
@@ -81,8 +82,12 @@ def _one(md: MetricDiff, cb: Any, cn: Any) -> Estimate:
 
 
 def add_corrected(d: VersionDiff, labels_base: str | Path | None, labels_new: str | Path | None,
-                  *, random_draw: bool = False, scale: tuple[float, float] | None = None) -> None:
+                  *, random_draw: bool = False, scale: tuple[float, float] | None = None,
+                  reference: bool = False) -> None:
     """Append the corrected difference to every metric that both labels files label.
+
+    ``reference``: the plain PPI++ interval (ppi-python's) instead of the default
+    one widened by independent pseudo-rows.
 
     Every check (both files, each against its run, every metric) runs before
     any estimate is added, so a refusal leaves ``d`` as it was.
@@ -101,11 +106,12 @@ def add_corrected(d: VersionDiff, labels_base: str | Path | None, labels_new: st
                         f"{', '.join(cb.metrics)}; new labels: {', '.join(cn.metrics)}; "
                         f"compared: {', '.join(m.metric for m in d.metrics)})",
                         file=cn.labels.source)
-    ests = [(md, _one(md, cb, cn)) for md in targets]
+    ests = [(md, _one(md, cb, cn, reference)) for md in targets]
     for (md, e), p in zip(ests, holm([e.p for _, e in ests])):
         e.p_holm, e.family = p, len(ests)
         md.estimates.append(e)
     d.labels = {"base": cb.labels.source, "new": cn.labels.source,
                 "draw_base": cb.draw.name if cb.draw else "uniform (as stated)",
                 "draw_new": cn.draw.name if cn.draw else "uniform (as stated)",
-                "metrics": [md.metric for md in targets]}
+                "metrics": [md.metric for md in targets],
+                "interval": REFERENCE_METHOD if reference else interval_method()}

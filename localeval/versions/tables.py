@@ -80,8 +80,8 @@ def notes(d: VersionDiff) -> list[str]:
     if d.labels:
         out.append(f"corrected = PPI++ difference of the labels (base: {d.labels['base']}, "
                    f"{d.labels['draw_base']}; new: {d.labels['new']}, {d.labels['draw_new']}) "
-                   "on the rows labelled in both; normal interval, Holm over the corrected "
-                   "metrics; see docs/calibrated-estimates.md")
+                   f"on the rows labelled in both; interval: {d.labels.get('interval', 'normal')}, "
+                   "Holm over the corrected metrics; see docs/calibrated-estimates.md")
     return out
 
 

@@ -126,3 +126,21 @@ def test_bad_labels_are_refused_before_anything_is_written(world: dict, capsys) 
     active = _labels(tmp, world["new"], tn, "active", "--active")
     _refused(capsys, ["diff", base, new, "--labels-base", str(world["lb"]), "--labels-new",
                       str(active)], out, "active draw", "column 'draw'")
+
+
+def test_the_reference_interval_is_an_option(world: dict) -> None:
+    """``--reference-interval``: ppi-python's plain PPI++ interval, inside the default one."""
+    got = {}
+    for name, extra in (("default", []), ("reference", ["--reference-interval"])):
+        out = world["tmp"] / name
+        assert main(["diff", str(world["base"]), str(world["new"]), "--labels-base",
+                     str(world["lb"]), "--labels-new", str(world["ln"]), "-o", str(out),
+                     *extra]) == 0
+        data = json.loads((out / "diff.json").read_text(encoding="utf-8"))
+        got[name] = data["metrics"][0]["estimates"][1]
+    ref, default = got["reference"], got["default"]
+    assert "reference" in ref["method"] and "pseudo-rows" not in ref["method"]
+    assert ref["diff"] == pytest.approx(default["diff"], abs=1e-12)
+    assert default["ci95"][0] < ref["ci95"][0] and ref["ci95"][1] < default["ci95"][1]
+    md = (world["tmp"] / "reference" / "diff.md").read_text(encoding="utf-8")
+    assert "interval: PPI++ (reference" in md
