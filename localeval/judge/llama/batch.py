@@ -71,7 +71,7 @@ class BatchEngine:
         self.sampler = sampler
         self._mem = compat.Memory(model.llm)
         self.n_batch = n_batch
-        self._batch: compat.Batch | None = compat.Batch(self._mem, n_batch)
+        self._rows: compat.Batch | None = compat.Batch(self._mem, n_batch)
         # Dummy rows are removed from the cache after their decode: not possible in a
         # recurrent state, which cannot drop its last token.
         self._can_pad = not compat.is_recurrent(model.llm)
@@ -170,9 +170,9 @@ class BatchEngine:
             self._closed = True
             self._cond.notify()
         self._thread.join()
-        if self._batch is not None:
-            self._batch.free()
-            self._batch = None
+        if self._rows is not None:
+            self._rows.free()
+            self._rows = None
 
     # -- the decode thread --------------------------------------------------------------
     def _live(self) -> list[Slot]:
@@ -250,7 +250,7 @@ class BatchEngine:
         when a larger decode costs less (``decode_plan.padded_rows``); the
         row's KV entry is removed after the decode, so the slot's cache is as it was.
         """
-        b = self._batch
+        b = self._rows
         assert b is not None
         rows: list[tuple[Slot, int, list[int]]] = []
         for slot, take in parts:
@@ -293,7 +293,7 @@ class BatchEngine:
 
     def _after_decode(self, rows: list[tuple[Slot, int, list[int]]]) -> None:
         """Advance each decoded sequence: record its tokens, pick its next token or finish."""
-        assert self._batch is not None
+        assert self._rows is not None
         for slot, row, took in rows:
             job = slot.job
             assert job is not None
@@ -302,7 +302,7 @@ class BatchEngine:
             if row < 0:
                 continue
             job.generating = True
-            logits = self._batch.logits(row, self.model.n_vocab)
+            logits = self._rows.logits(row, self.model.n_vocab)
             if job.logits_only:
                 self._finish(slot, (logits.copy(), job.reused))
                 continue
@@ -324,7 +324,7 @@ class BatchEngine:
 
         (len(tokens), n_vocab), a copy; the tokens are recorded in the slot.
         """
-        b = self._batch
+        b = self._rows
         assert b is not None and 0 < len(tokens) <= self.n_batch
         pos = len(slot.tokens)
         rows = [b.add(tok, pos + k, slot.seq_id, True) for k, tok in enumerate(tokens)]
