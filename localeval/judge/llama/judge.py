@@ -189,7 +189,7 @@ class LlamaJudge:
     @property
     def batches(self) -> bool:
         """Whether concurrent calls are decoded together here (``parallel`` > 1)."""
-        return isinstance(self.decoder, BatchEngine)
+        return self.parallel > 1  # the decoder is then a BatchEngine
 
     @property
     def batch_stats(self) -> dict[str, float] | None:
@@ -252,7 +252,7 @@ class LlamaJudge:
         return temp, seed
 
     def ask(self, request: JudgeRequest) -> JudgeReply:
-        if self.batches:  # the engine serialises access to llama.cpp
+        if self.batches:  # the engine serialises access to llama.cpp itself
             return self._ask(request)
         with self._lock:
             return self._ask(request)
