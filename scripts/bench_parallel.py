@@ -85,7 +85,9 @@ def llama_batched_tg(judge: Any, n_seq: int, prefix: Sequence[int], steps: int =
     stream per sequence, as the engine uses). Every sequence first holds
     ``prefix`` (decoded once, copied), then ``steps`` decodes of ``n_seq`` tokens are timed.
     """
-    lc, ctx = judge._lc, judge._llm.ctx
+    import llama_cpp as lc  # the benchmark times llama.cpp's own loops
+
+    ctx = judge.llm.ctx
     mem = lc.llama_get_memory(ctx)
     batch = lc.llama_batch_init(max(512, n_seq), 0, 1)
     try:
@@ -115,7 +117,9 @@ def llama_pp(judge: Any, tokens: Sequence[int], repeats: int = 2, prefix: int = 
     (evaluated once, not timed), as a judge call finds its sample's prefix;
     only the suffix is timed, in the judge's 512-token chunks.
     """
-    lc, ctx = judge._lc, judge._llm.ctx
+    import llama_cpp as lc  # the benchmark times llama.cpp's own loops
+
+    ctx = judge.llm.ctx
     mem = lc.llama_get_memory(ctx)
     batch = lc.llama_batch_init(512, 0, 1)
     speeds = []

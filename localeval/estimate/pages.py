@@ -47,7 +47,8 @@ def estimate_dict(r: EstimateResult) -> dict[str, Any]:
 def estimate_markdown(r: EstimateResult) -> str:
     pct = f"{r.level:.0%}"
     lines = ["# Corrected estimates\n", f"Run: `{r.run}`  ", f"Labels: `{r.labels}` "
-             f"(draw: {r.draw})  ", f"Corrected interval: {r.method}\n", f"| metric | judge only* | labels only ({pct}) | "
+             f"(draw: {r.draw})  ", f"Corrected interval: {r.method}\n",
+             f"| metric | judge only* | labels only ({pct}) | "
              f"corrected ({pct}) | labelled / rows | judge bias on labelled rows |",
              "|---|---|---|---|---|---|"]
     for m in r.metrics:

@@ -26,10 +26,9 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 import numpy as np
-
-from localeval.estimate.draw import inclusion_probabilities
 from scipy import stats
 
+from localeval.estimate.draw import inclusion_probabilities
 from localeval.estimate.ppi import is_binary, prior_rows, z_value
 
 __all__ = ["plan_labels", "plan_lines"]

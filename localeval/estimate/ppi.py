@@ -73,7 +73,8 @@ class Estimate:
         return (self.mean if self.center is None else self.center) + self.half_width
 
     def to_dict(self) -> dict[str, Any]:
-        out = {"mean": self.mean, "low": self.low, "high": self.high, "se": self.se, "n": self.n}
+        out: dict[str, Any] = {"mean": self.mean, "low": self.low, "high": self.high,
+                               "se": self.se, "n": self.n}
         if self.lam is not None:
             out["lambda"] = self.lam
         if self.df is not None:

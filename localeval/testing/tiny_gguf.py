@@ -272,4 +272,4 @@ def quote_bias(judge, bias: float = 2.5) -> dict[int, float]:
     keeps generations short and tests fast without changing what is tested.
     ``judge`` is a ``LlamaJudge`` (its vocabulary is read).
     """
-    return {i: bias for i in range(judge.n_vocab) if judge._piece(i).startswith(b'"')}
+    return {i: bias for i in range(judge.n_vocab) if judge.model.piece(i).startswith(b'"')}

@@ -192,7 +192,7 @@ def measure_speeds(judge: Any, text: str, *, pp_tokens: int = 512, tg_tokens: in
     for _ in range(repeats):
         judge._llm.reset()
         t0 = time.perf_counter()
-        judge._eval_to(toks)
+        judge.decoder.logits_after(toks)
         pp.append(len(toks) / (time.perf_counter() - t0))
         # The prompt is cached now: generate() evaluates one token, then generates.
         g = judge.generate(toks, None, tg_tokens)

@@ -314,8 +314,9 @@ def test_exclusive_runs_where_the_judge_decodes_and_leaves_no_stale_prefix(
 
         def clobber() -> str:
             seen.append(threading.get_ident())
-            lc, ctx = j._lc, j._llm.ctx
-            mem = lc.llama_get_memory(ctx)
+            import llama_cpp as lc
+
+            mem = lc.llama_get_memory(j.llm.ctx)
             for s in range(parallel):  # overwrite every sequence, as a benchmark loop does
                 lc.llama_memory_seq_rm(mem, s, -1, -1)
             return "done"
@@ -324,7 +325,8 @@ def test_exclusive_runs_where_the_judge_decodes_and_leaves_no_stale_prefix(
             busy = [ex.submit(j.ask, r) for r in reqs[1:4]]
             assert j.exclusive(clobber) == "done"
             assert all(f.result().raw for f in busy)
-        expected = threading.get_ident() if parallel == 1 else j._engine._thread.ident
+        expected = (threading.get_ident() if parallel == 1
+                    else j.decoder.decode_thread.ident)
         assert seen == [expected] and seen[0] is not None
         j.ask(reqs[0])
         assert j.ask(reqs[0]).usage.reused_tokens > 0

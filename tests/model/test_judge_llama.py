@@ -253,7 +253,7 @@ def test_identity_and_helpers(judge, tiny_gguf):
 
 def test_chat_template_from_the_gguf_and_named_fallback(tiny_gguf, tmp_path):
     j = LlamaJudge(tiny_gguf, n_threads=1)
-    text = j._render(msgs(0))
+    text = j.chat.render(msgs(0))
     assert text.startswith("<|im_start|>system\nYou are a careful judge.")
     assert text.endswith("<|im_end|>\n<|im_start|>assistant\n")
     named = LlamaJudge(tiny_gguf, n_threads=1, chat_format="chatml")
@@ -289,7 +289,7 @@ def test_templates_without_a_system_role_get_it_folded_into_the_user_turn(tmp_pa
 
     path = build_tiny_gguf(tmp_path / "gemma-like.gguf", TinyModelSpec(chat_template=GEMMA_LIKE))
     j = LlamaJudge(path, n_threads=1)
-    text = j._render(msgs(0))
+    text = j.chat.render(msgs(0))
     assert text.startswith("<|endoftext|><|im_start|>user\nYou are a careful judge.")
     assert "system" not in text
     # the template wrote BOS and the tokenizer would add none twice
@@ -330,23 +330,24 @@ def test_first_byte_prefilter_admits_exactly_what_the_grammar_admits(tiny_gguf, 
         monkeypatch.setattr(llama_mod, "_SPLIT_GROUP", split)
     judge = LlamaJudge(tiny_gguf, n_threads=1)
     if split:
-        assert len(judge._byte_index.by_second) >= 5  # space, letters, CJK lead bytes...
+        assert len(judge.model.byte_index.by_second) >= 5  # space, letters, CJK lead bytes...
     rng = np.random.default_rng(0)
+    model, grammar = judge.model, judge.sampler.filter
     # tokens that print nothing (control tokens) are never picked, whatever the grammar says
-    printable = np.array([judge._eog[i] or judge._piece(i) != b"" for i in range(judge.n_vocab)])
+    printable = np.array([model.eog[i] or model.piece(i) != b"" for i in range(judge.n_vocab)])
     for schema, temp in ((Verdicts, 0.9), (Statements, 0.9), (Rating012, 0.0)):
         gbnf = schema_to_gbnf(schema)
         gen = judge.generate(judge.prompt_tokens(msgs(2)), gbnf, 1500, temperature=temp, seed=3)
-        g = judge._grammar(gbnf)
+        g = grammar.new(gbnf)
         try:
             for tok in gen.tokens + [None]:
                 logits = rng.standard_normal(judge.n_vocab).astype(np.float32)
-                fast = np.isfinite(judge._constrain_by_first_byte(g, logits))
-                full = np.isfinite(judge._constrain(g, logits.copy())) & printable
+                fast = np.isfinite(grammar.constrain_by_first_byte(g, logits))
+                full = np.isfinite(grammar.constrain(g, logits.copy())) & printable
                 assert (fast == full).all()
                 assert fast.any()
                 if tok is not None:
-                    judge._lc.llama_sampler_accept(g, tok)
+                    grammar.accept(g, tok)
         finally:
-            judge._lc.llama_sampler_free(g)
+            grammar.free(g)
     judge.close()

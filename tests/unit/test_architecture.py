@@ -9,7 +9,11 @@ exception class is defined in ``localeval/errors.py`` (one tree); no
 the capabilities the ``Judge`` protocol declares); no package
 but ``metrics`` (the judge door's own) assigns an attribute of a ``Judging``
 door (a name annotated ``Judging`` or bound to ``Judging(...)`` or
-``.for_sample(...)``): a caller asks ``for_sample`` for another door. Each rule
+``.for_sample(...)``): a caller asks ``for_sample`` for another door; in
+``judge/llama`` only the compatibility module (``compat.py``) imports
+``llama_cpp`` or touches its low-level and private parts (``llama_*`` C
+functions, ``._ctx``, ``._model``, ``._batch``, ``.ctx``, ``.input_ids``,
+``.n_tokens``), so one module says which llama-cpp-python it was written for. Each rule
 is also run on a small synthetic tree that breaks it, so the checker is shown
 to fail where it should.
 """
@@ -188,6 +192,35 @@ def judge_isinstance(root: Path, path: Path, concrete: set[str]) -> list[str]:
     return found
 
 
+#: The in-process judge's package, and its one module allowed to touch llama-cpp-python's
+#: low-level and private parts (it checks the installed version).
+LLAMA_PACKAGE, LLAMA_FENCE = "judge/llama", "compat.py"
+#: Attributes of ``llama_cpp.Llama`` and of its C objects that llama-cpp-python does not
+#: promise to keep (besides every ``llama_*`` C function).
+_LLAMA_PRIVATE = {"_ctx", "_model", "_batch", "ctx", "input_ids", "n_tokens"}
+
+
+def llama_fence(root: Path, path: Path) -> list[str]:
+    """``file:line: ...`` for each ``llama_cpp`` import or low-level use in ``judge/llama``
+    outside its compatibility module."""
+    pkg = root / LLAMA_PACKAGE
+    if not path.is_relative_to(pkg) or path == pkg / LLAMA_FENCE:
+        return []
+    rel = path.relative_to(root.parent)
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                 else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+        if any(n == "llama_cpp" or n.startswith("llama_cpp.") for n in names):
+            found.append(f"{rel}:{node.lineno}: imports llama_cpp outside "
+                         f"localeval/{LLAMA_PACKAGE}/{LLAMA_FENCE}")
+        if isinstance(node, ast.Attribute) and (node.attr.startswith("llama_")
+                                                or node.attr in _LLAMA_PRIVATE):
+            found.append(f"{rel}:{node.lineno}: uses llama-cpp-python's .{node.attr} outside "
+                         f"localeval/{LLAMA_PACKAGE}/{LLAMA_FENCE}")
+    return found
+
+
 def check_tree(root: Path) -> list[str]:
     """Every rule violation in the package at ``root``, one line each."""
     problems: list[str] = []
@@ -203,6 +236,7 @@ def check_tree(root: Path) -> list[str]:
             problems.append(f"{rel}: {n} lines (max {MAX_LINES})")
         problems.extend(exception_classes(root, path))
         problems.extend(judge_isinstance(root, path, concrete))
+        problems.extend(llama_fence(root, path))
         me = unit_of(mod)
         if me != DOOR_PACKAGE:
             problems.extend(door_mutations(root, path))
@@ -406,6 +440,32 @@ def test_checker_catches_an_isinstance_of_a_concrete_judge_outside_judge(tmp_pat
     assert check_tree(root) == [
         f"localeval/run/strategies.py:4: isinstance of judge class {name} outside judge/ "
         f"(use the Judge protocol's capabilities)" for name in ("JudgePool", "LlamaJudge")]
+
+
+def test_checker_catches_llama_cpp_used_outside_the_compatibility_module(tmp_path):
+    root = _tree(tmp_path, {
+        "__init__.py": "", "judge/__init__.py": "", "judge/llama/__init__.py": "",
+        "judge/llama/compat.py": ("import llama_cpp\n"
+                                  "def f(llm):\n    return llm._ctx, llama_cpp.llama_decode\n"),
+        "judge/llama/sampler.py": ("import llama_cpp.llama_cpp as lc\n"
+                                   "def g(llm):\n    return llm._model\n"),
+        "judge/llama/batch.py": ("from llama_cpp import Llama\n"
+                                 "def h(lc, llm):\n"
+                                 "    return lc.llama_get_logits_ith(llm.ctx, -1)\n"),
+        "judge/grammar.py": "from llama_cpp.llama_grammar import SchemaConverter\n",  # not llama/
+    })
+    assert check_tree(root) == sorted([
+        "localeval/judge/llama/batch.py:1: imports llama_cpp outside "
+        "localeval/judge/llama/compat.py",
+        "localeval/judge/llama/batch.py:3: uses llama-cpp-python's .ctx outside "
+        "localeval/judge/llama/compat.py",
+        "localeval/judge/llama/batch.py:3: uses llama-cpp-python's .llama_get_logits_ith outside "
+        "localeval/judge/llama/compat.py",
+        "localeval/judge/llama/sampler.py:1: imports llama_cpp outside "
+        "localeval/judge/llama/compat.py",
+        "localeval/judge/llama/sampler.py:3: uses llama-cpp-python's ._model outside "
+        "localeval/judge/llama/compat.py",
+    ])
 
 
 @pytest.mark.parametrize("ok", [

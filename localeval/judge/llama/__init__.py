@@ -5,18 +5,27 @@ tokenising, batched prompt evaluation, keeping the KV cache of the last
 prompt) and runs its own small token loop on top: for speed under a grammar,
 for strictness the grammar engine lacks (no control tokens, no NUL, only
 valid UTF-8), for verdict probabilities without ``logits_all``, and for exact
-accounting of prompt tokens reused from the KV cache. One module per concern:
+accounting of prompt tokens reused from the KV cache. The judge is composed of
+objects with small typed interfaces, each handed what it uses, one per module:
 
-- ``judge``: ``LlamaJudge``, the Judge protocol, identity and the retry on truncation
-- ``cpu``: core count, AMX detection and building ``llama_cpp.Llama`` safely
-- ``chat``: chat templates and prompt tokenisation
-- ``sampler``: the constrained token loop (``generate``)
+- ``judge``: ``LlamaJudge``, the Judge protocol, identity and the retry on truncation;
+  it builds the parts below and wires them
+- ``compat``: the only module that touches llama-cpp-python's private and low-level
+  parts (C functions, ctypes arrays, ``Llama._ctx``...); checks the installed version
+- ``model``: ``ModelHandle``, the loaded ``Llama``, its vocabulary pieces, EOG mask,
+  byte index and tokeniser
+- ``chat``: ``ChatTemplate``, chat templates and prompt tokenisation
+- ``sampler``: ``Sampler`` (the constrained pick) and ``Decoding`` (one sequence's step)
 - ``grammar_filter`` and ``byte_index``: asking the grammar which tokens it accepts, cheaply
 - ``utf8``: the strict UTF-8 prefix automaton
-- ``verdict``: probabilities of a verdict field's allowed values
-- ``batch``: many calls decoded together (``parallel=N``), one ``llama_decode`` per step
-- ``slots``: the batch engine's units: a call (``Job``), a KV sequence (``Slot``), prefix length
+- ``verdict``: ``VerdictReader``, probabilities of a verdict field's allowed values
+- ``decoder``: the ``Decoder`` protocol and ``SequentialDecoder`` (one call at a time)
+- ``batch``: ``BatchEngine``, many calls decoded together (``parallel=N``), one
+  ``llama_decode`` per step
+- ``slots``: the batch engine's units: a call (``Job``), a KV sequence (``Slot``), the
+  table that admits calls (``SlotTable``), prefix length
 - ``decode_plan``: the batch engine's counters and the padding of generation decodes
+- ``cpu``: core count and the default number of sequences decoded together
 
 Everything the model produces is decoded strictly as UTF-8, parsed with
 ``json.loads`` and validated by the step's pydantic model

@@ -8,7 +8,9 @@ up here; one decode thread owns the llama.cpp context. Each step it
 evaluates the prompt suffix of every call that has just arrived, then
 advances every live sequence by a token in one decode. Each sequence has its
 own KV sequence id, grammar state and sampler (``sampler.Decoding``, the one
-step shared with the sequential loop, so the same logits give the same token).
+step shared with the sequential decoder, so the same logits give the same token).
+``BatchEngine`` serves the ``decoder.Decoder`` protocol; it is given the model
+handle and the sampler, and reaches llama.cpp only through ``compat``.
 
 Prefix reuse: a slot keeps the tokens its sequence left in the KV cache; a
 new call goes to the free slot sharing the longest prefix with its prompt,
@@ -43,9 +45,11 @@ from typing import Any, Callable, Sequence, TypeVar
 import numpy as np
 
 from localeval.errors import JudgeCallError
+from localeval.judge.llama import compat
 from localeval.judge.llama.decode_plan import EngineStats, padded_rows
-from localeval.judge.llama.sampler import Decoding, Generation
-from localeval.judge.llama.slots import FORK_MIN, Job, Slot, common_prefix, should_wait
+from localeval.judge.llama.model import ModelHandle
+from localeval.judge.llama.sampler import Generation, Sampler
+from localeval.judge.llama.slots import Job, Slot, SlotTable, common_prefix
 
 __all__ = ["BatchEngine", "common_prefix"]
 
@@ -56,43 +60,46 @@ CANCELLED = "judge call cancelled: the run was interrupted"
 
 
 class BatchEngine:
-    """The decode thread and its slots for one ``LlamaJudge`` (the ``host``).
+    """The decode thread and its slots for one model: ``n_seq`` sequences decoded together.
 
-    ``host`` provides ``_llm``, ``_lc``, ``n_vocab`` and what ``Decoding``
-    needs; its context must have been made with ``n_seq_max >= n_seq``.
-    Only the decode thread touches the context and the host's scratch buffers.
+    The model's context must have been made with ``n_seq_max >= n_seq``. Only
+    the decode thread touches the context and the sampler's scratch buffers.
     """
 
-    def __init__(self, host: Any, n_seq: int, n_batch: int) -> None:
-        self.host = host
-        lc = host._lc
-        self._lc = lc
-        self._ctx = host._llm.ctx
-        self._mem = lc.llama_get_memory(self._ctx)
+    def __init__(self, model: ModelHandle, sampler: Sampler, n_seq: int, n_batch: int) -> None:
+        self.model = model
+        self.sampler = sampler
+        self._mem = compat.Memory(model.llm)
         self.n_batch = n_batch
-        self._batch = lc.llama_batch_init(n_batch, 0, 1)
+        self._rows: compat.Batch | None = compat.Batch(self._mem, n_batch)
         # Dummy rows are removed from the cache after their decode: not possible in a
         # recurrent state, which cannot drop its last token.
-        model = host._llm.model
-        self._can_pad = not (lc.llama_model_is_recurrent(model) or lc.llama_model_is_hybrid(model))
-        self._slots = [Slot(i) for i in range(n_seq)]
-        for s in self._slots:
-            self._empty(s)
+        self._can_pad = not compat.is_recurrent(model.llm)
+        #: where the decode thread's time goes, for the benchmark (``scripts/bench_parallel.py``)
+        self.stats = EngineStats()
+        self._table = SlotTable(self._mem, n_seq, self.stats)
+        self._slots = self._table.slots
         self._queue: deque[Job] = deque()
         self._exclusive: deque[tuple[Callable[[], Any], Future]] = deque()
         self._cond = threading.Condition()
         self._closed = False
         self._interrupted = False  # calls refused and cut short until ``resume``
-        self._clock = 0
-        #: where the decode thread's time goes, for the benchmark (``scripts/bench_parallel.py``)
-        self.stats = EngineStats()
         self._thread = threading.Thread(target=self._run, name="localeval-decode", daemon=True)
         self._thread.start()
+
+    @property
+    def decode_thread(self) -> threading.Thread:
+        """The thread that owns the llama.cpp context (``exclusive`` runs there)."""
+        return self._thread
+
+    def counters(self) -> dict[str, Any]:
+        """``stats`` as a dict (``LlamaJudge.batch_stats``)."""
+        return self.stats.to_dict()
 
     # -- the callers' side ------------------------------------------------------------
     def generate(self, prompt: Sequence[int], gbnf: str | None, max_tokens: int, *,
                  temperature: float = 0.0, seed: int = 0) -> Generation:
-        """What ``TokenSampler.generate`` returns, decoded alongside the other calls."""
+        """What ``SequentialDecoder.generate`` returns, decoded alongside the other calls."""
         return self._submit(Job(list(prompt), gbnf, max_tokens, temperature, seed, False))
 
     def logits_after(self, prompt: Sequence[int]) -> tuple[np.ndarray, int]:
@@ -163,9 +170,9 @@ class BatchEngine:
             self._closed = True
             self._cond.notify()
         self._thread.join()
-        if self._batch is not None:
-            self._lc.llama_batch_free(self._batch)
-            self._batch = None
+        if self._rows is not None:
+            self._rows.free()
+            self._rows = None
 
     # -- the decode thread --------------------------------------------------------------
     def _live(self) -> list[Slot]:
@@ -182,7 +189,8 @@ class BatchEngine:
                     return
                 cancel = self._interrupted
                 # A pending ``exclusive`` call waits for the calls in flight, not for new ones.
-                admitted = [] if self._exclusive or task or cancel else self._admit()
+                admitted = ([] if self._exclusive or task or cancel
+                            else self._table.admit(self._queue))
             if cancel and task is None:
                 for s in self._live():
                     self._fail(s, JudgeCallError(CANCELLED))
@@ -200,59 +208,10 @@ class BatchEngine:
                 for s in self._live():
                     self._fail(s, err)
 
-    def _admit(self) -> list[Job]:
-        """Put queued calls into free slots, their KV prefix reused or copied."""
-        admitted: list[Job] = []
-        later: list[Job] = []
-        while self._queue:
-            free = [s for s in self._slots if s.job is None]
-            if not free:
-                break
-            job = self._queue.popleft()
-            if should_wait(job, self._slots, admitted):
-                self.stats.waits += 1
-                later.append(job)
-                continue
-            self._clock += 1
-            limit = len(job.prompt) - 1  # the last token is evaluated for its logits
-            # A thread keeps its slot: its calls then find the KV cache just as a
-            # sequential judge serving only that thread would have left it.
-            mine = [s for s in free if s.owner == job.owner] or [
-                s for s in free if s.owner is None] or free
-            slot = max(mine, key=lambda s: (min(common_prefix(s.tokens, job.prompt), limit),
-                                            -s.last_used))
-            slot.owner = job.owner
-            keep = min(common_prefix(slot.tokens, job.prompt), limit)
-            # A slot admitted in this round may still wait for its own copy: not a source.
-            sources = [s for s in self._slots if s.job is None or s.job not in admitted]
-            src = max(sources, key=lambda s: common_prefix(s.tokens, job.prompt))
-            shared = min(common_prefix(src.tokens, job.prompt), limit)
-            mem, lc = self._mem, self._lc
-            if src is not slot and shared >= keep + FORK_MIN:
-                # Separate KV streams: the whole stream is copied, then cut back.
-                t0 = time.perf_counter()
-                lc.llama_memory_seq_rm(mem, slot.seq_id, -1, -1)
-                lc.llama_memory_seq_cp(mem, src.seq_id, slot.seq_id, -1, -1)
-                self.stats.copies += 1
-                self.stats.copy_seconds += time.perf_counter() - t0
-                slot.tokens = list(src.tokens)
-                keep = shared
-            if not lc.llama_memory_seq_rm(mem, slot.seq_id, keep, -1):
-                lc.llama_memory_seq_rm(mem, slot.seq_id, -1, -1)  # cannot cut: start over
-                keep = 0
-            del slot.tokens[keep:]
-            job.reused = keep
-            job.todo = job.prompt[keep:]
-            slot.job = job
-            slot.last_used = self._clock
-            admitted.append(job)
-        self._queue.extendleft(reversed(later))  # still first in line, in their order
-        return admitted
-
     def _start(self, job: Job) -> None:
         if not job.logits_only:
             try:
-                job.seq = Decoding(self.host, job.gbnf, job.max_tokens, job.temperature, job.seed)
+                job.seq = self.sampler.start(job.gbnf, job.max_tokens, job.temperature, job.seed)
             except Exception as e:  # noqa: BLE001 - a grammar llama.cpp rejects
                 slot = next(s for s in self._slots if s.job is job)
                 self._fail(slot, e)
@@ -276,13 +235,12 @@ class BatchEngine:
             # Checked here, not when listing: an earlier decode may have failed this slot.
             if slot.job is not None and not slot.job.generating:
                 self._decode([(slot, slot.job.todo[: self.n_batch])], prompt=True)
-        gen = [s for s in self._live() if s.job is not None and s.job.generating]
+        gen = [(s, s.job.todo[:1]) for s in self._live() if s.job is not None and s.job.generating]
         if gen:
-            idle = [s for s in self._slots if s.job is None and len(s.tokens) < self.host.n_ctx
+            idle = [s for s in self._slots if s.job is None and len(s.tokens) < self.model.n_ctx
                     ] if self._can_pad else []
             pad = padded_rows(self.stats, len(gen), len(idle)) - len(gen)
-            self._decode([(s, s.job.todo[:1]) for s in gen], prompt=False,  # type: ignore[union-attr]
-                         dummies=idle[:pad])
+            self._decode(gen, prompt=False, dummies=idle[:pad])
 
     def _decode(self, parts: list[tuple[Slot, list[int]]], *, prompt: bool,
                 dummies: Sequence[Slot] = ()) -> None:
@@ -292,37 +250,32 @@ class BatchEngine:
         when a larger decode costs less (``decode_plan.padded_rows``); the
         row's KV entry is removed after the decode, so the slot's cache is as it was.
         """
-        b, n = self._batch, 0
+        b = self._rows
+        assert b is not None
         rows: list[tuple[Slot, int, list[int]]] = []
         for slot, take in parts:
             job = slot.job
             assert job is not None
             pos = len(slot.tokens)
+            last = -1
             for k, tok in enumerate(take):
-                b.token[n + k] = tok
-                b.pos[n + k] = pos + k
-                b.n_seq_id[n + k] = 1
-                b.seq_id[n + k][0] = slot.seq_id
-                b.logits[n + k] = 0
-            n += len(take)
-            if len(take) == len(job.todo):
-                b.logits[n - 1] = 1
-                rows.append((slot, n - 1, take))
+                last = b.add(tok, pos + k, slot.seq_id, False)
+            if take and len(take) == len(job.todo):
+                b.want_logits(last)
+                rows.append((slot, last, take))
             else:
                 rows.append((slot, -1, take))
-        if n == 0:
+        live = b.n
+        if live == 0:
             return
-        live = n
         for slot in dummies:
-            b.token[n], b.pos[n], b.n_seq_id[n] = 0, len(slot.tokens), 1
-            b.seq_id[n][0], b.logits[n] = slot.seq_id, 0
-            n += 1
-        b.n_tokens = n
+            b.add(0, len(slot.tokens), slot.seq_id, False)
+        n = b.n
         t0 = time.perf_counter()
-        ret = self._lc.llama_decode(self._ctx, b)
+        ret = b.decode()
         took_s = time.perf_counter() - t0
         for slot in dummies:
-            self._lc.llama_memory_seq_rm(self._mem, slot.seq_id, len(slot.tokens), -1)
+            self._mem.seq_rm(slot.seq_id, len(slot.tokens))
         st = self.stats
         if prompt:
             st.prompt_decodes, st.prompt_tokens = st.prompt_decodes + 1, st.prompt_tokens + n
@@ -340,6 +293,7 @@ class BatchEngine:
 
     def _after_decode(self, rows: list[tuple[Slot, int, list[int]]]) -> None:
         """Advance each decoded sequence: record its tokens, pick its next token or finish."""
+        assert self._rows is not None
         for slot, row, took in rows:
             job = slot.job
             assert job is not None
@@ -348,8 +302,7 @@ class BatchEngine:
             if row < 0:
                 continue
             job.generating = True
-            ptr = self._lc.llama_get_logits_ith(self._ctx, row)
-            logits = np.ctypeslib.as_array(ptr, shape=(self.host.n_vocab,))
+            logits = self._rows.logits(row, self.model.n_vocab)
             if job.logits_only:
                 self._finish(slot, (logits.copy(), job.reused))
                 continue
@@ -364,6 +317,27 @@ class BatchEngine:
                 self._finish(slot, job.seq.result(len(job.prompt), job.reused, job.t0))
             else:
                 job.todo.append(tok)
+
+    # -- seams for a draft-and-verify loop (decode thread only) ---------------------------
+    def decode_rows(self, slot: Slot, tokens: Sequence[int]) -> np.ndarray:
+        """Evaluate ``tokens`` after ``slot``'s cache in one decode; the logits of every row.
+
+        (len(tokens), n_vocab), a copy; the tokens are recorded in the slot.
+        """
+        b = self._rows
+        assert b is not None and 0 < len(tokens) <= self.n_batch
+        pos = len(slot.tokens)
+        rows = [b.add(tok, pos + k, slot.seq_id, True) for k, tok in enumerate(tokens)]
+        ret = b.decode()
+        if ret != 0:
+            raise JudgeCallError(f"llama.cpp failed during batched generation (llama_decode "
+                                 f"returned {ret})")
+        slot.tokens += list(tokens)
+        return np.stack([b.logits(r, self.model.n_vocab) for r in rows]).copy()
+
+    def rollback(self, slot: Slot, pos: int) -> None:
+        """Cut ``slot``'s KV cache back to its first ``pos`` tokens (all of it when it cannot)."""
+        self._table.rollback(slot, pos)
 
     def _finish(self, slot: Slot, value: Any) -> None:
         job = slot.job
@@ -383,6 +357,4 @@ class BatchEngine:
 
     def _empty(self, slot: Slot) -> None:
         """Drop everything ``slot`` holds in the KV cache."""
-        self._lc.llama_memory_seq_rm(self._mem, slot.seq_id, -1, -1)
-        slot.tokens = []
-
+        self._table.empty(slot)

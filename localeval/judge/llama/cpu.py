@@ -1,16 +1,14 @@
-"""CPU compatibility: how many cores to use and how to build ``llama_cpp.Llama`` safely.
+"""How many cores to use, and how many sequences to decode together by default.
 
-Kept apart from the judge because these are workarounds for the machine and
-the llama.cpp build, not judging logic; each says which problem it avoids.
+Kept apart from the judge because these depend on the machine, not on judging.
+(The llama.cpp build's own workarounds are in ``compat``.)
 """
 
 from __future__ import annotations
 
 import os
-import threading
-from typing import Any
 
-__all__ = ["available_cores", "default_parallel", "has_amx", "new_llama"]
+__all__ = ["available_cores", "default_parallel"]
 
 
 def available_cores() -> int:
@@ -23,59 +21,6 @@ def available_cores() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not Linux
         return max(1, os.cpu_count() or 1)
-
-
-def has_amx() -> bool:
-    """Whether llama.cpp reports AMX (INT8), which decides ``new_llama``'s workaround."""
-    import llama_cpp
-
-    info = llama_cpp.llama_print_system_info().decode("utf-8", "replace")
-    return "AMX_INT8 = 1" in info
-
-
-#: Held while the default model params are patched, so concurrent loads see the real ones.
-_load_lock = threading.Lock()
-
-
-def new_llama(extra_buffers: bool, context: dict[str, Any] | None = None, **kwargs: Any):
-    """``llama_cpp.Llama(**kwargs)``, optionally without CPU extra buffer types.
-
-    Workaround, not a preference: on CPUs with AMX, llama.cpp (as vendored by
-    llama-cpp-python 0.3.36) puts quantised weights in its AMX buffer type
-    and ``ggml_backend_amx_mul_mat`` segfaults on the first decode (seen on
-    this project's build machines with Q8_0). ``llama_model_params`` has a
-    ``use_extra_bufts`` switch that ``Llama`` does not expose, so the default
-    params are adjusted for the duration of this one constructor call.
-    ``context`` sets ``llama_context_params`` fields ``Llama`` does not expose
-    either (``n_seq_max``, ``kv_unified`` for the batched judge), the same way.
-    """
-    import llama_cpp
-    import llama_cpp.llama_cpp as lc
-
-    if extra_buffers and not context:
-        return llama_cpp.Llama(**kwargs)
-    with _load_lock:
-        original = lc.llama_model_default_params
-        original_ctx = lc.llama_context_default_params
-
-        def without_extra_buffers():
-            params = original()
-            params.use_extra_bufts = bool(extra_buffers)
-            return params
-
-        def with_context():
-            params = original_ctx()
-            for k, v in (context or {}).items():
-                setattr(params, k, v)
-            return params
-
-        lc.llama_model_default_params = without_extra_buffers
-        lc.llama_context_default_params = with_context
-        try:
-            return llama_cpp.Llama(**kwargs)
-        finally:
-            lc.llama_model_default_params = original
-            lc.llama_context_default_params = original_ctx
 
 
 def default_parallel(n_gpu_layers: int = -1) -> int:
@@ -91,8 +36,8 @@ def default_parallel(n_gpu_layers: int = -1) -> int:
     0.5B model, several GB for 7B). So small machines keep one sequence unless
     asked, and machines with 8+ cores get 8.
     """
-    import llama_cpp
+    from localeval.judge.llama.compat import gpu_offload_supported
 
-    if n_gpu_layers != 0 and llama_cpp.llama_supports_gpu_offload():
+    if n_gpu_layers != 0 and gpu_offload_supported():
         return 8
     return 8 if available_cores() >= 8 else 1

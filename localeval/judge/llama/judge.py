@@ -1,15 +1,19 @@
 """``LlamaJudge``: the Judge protocol over a local GGUF model run in-process.
 
 This module wires the pieces together and answers steps: it loads the model
-(``cpu``), builds the prompt (``chat``), generates under the step's grammar
-(``sampler``), retries once with a larger budget when the output was cut
-off, parses the reply (``localeval.judge.parse``) and, when asked, reads the
-verdict probabilities (``verdict``). Its fingerprint is what the cache and
-the run summary key on.
+(``compat``) into a ``ModelHandle`` (``model``), builds the prompt
+(``chat.ChatTemplate``), generates under the step's grammar with the decoder
+chosen at construction (``decoder.SequentialDecoder`` or
+``batch.BatchEngine``, picking with ``sampler.Sampler``), retries once with a
+larger budget when the output was cut off, parses the reply
+(``localeval.judge.parse``) and, when asked, reads the verdict probabilities
+(``verdict.VerdictReader``). Each piece is handed what it uses; none reaches
+into the judge. Its fingerprint is what the cache and the run summary key on.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import threading
@@ -17,17 +21,18 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Sequence, TypeVar
 
-import numpy as np
-
 from localeval.catalog import file_sha256, hash_memo_path, read_gguf_metadata
 from localeval.errors import JudgeCallError, ModelError, UsageError
-from localeval.judge.base import JudgeReply, JudgeRequest, Usage
+from localeval.judge.base import JudgeReply, JudgeRequest, Message, Usage
 from localeval.judge.grammar import TOKENS_PER_CHAR, allowed_values, max_tokens_for, schema_to_gbnf
+from localeval.judge.llama import compat
 from localeval.judge.llama.batch import BatchEngine
-from localeval.judge.llama.chat import ChatTemplate
-from localeval.judge.llama.cpu import available_cores, has_amx, new_llama
-from localeval.judge.llama.sampler import Generation, TokenSampler
-from localeval.judge.llama.verdict import VerdictProbabilities
+from localeval.judge.llama.chat import ChatTemplate, header_overrides
+from localeval.judge.llama.cpu import available_cores
+from localeval.judge.llama.decoder import Decoder, SequentialDecoder
+from localeval.judge.llama.model import ModelHandle
+from localeval.judge.llama.sampler import Generation, Sampler
+from localeval.judge.llama.verdict import VerdictReader
 from localeval.judge.parse import is_json, parse_reply, truncation_error
 
 T = TypeVar("T")
@@ -44,7 +49,7 @@ GENERATION_VERSION = "1"
 MAX_SEQUENCES = 256
 
 
-class LlamaJudge(ChatTemplate, VerdictProbabilities, TokenSampler):
+class LlamaJudge:
     """A Judge backed by a local GGUF file.
 
     Parameters mirror ``llama_cpp.Llama`` where they exist. ``n_ctx=None``
@@ -62,7 +67,7 @@ class LlamaJudge(ChatTemplate, VerdictProbabilities, TokenSampler):
     ``grammar_mode="full"`` filters the whole vocabulary at every step, as
     llama-cpp-python does (for comparison; same output, slower).
     ``extra_buffers=None`` turns llama.cpp's CPU extra buffer types off on
-    AMX machines (see ``cpu.new_llama``). ``logit_bias`` is added to the logits
+    AMX machines (see ``compat.load_llama``). ``logit_bias`` is added to the logits
     before each pick, never to verdict probabilities.
 
     ``parallel=N`` (N > 1) decodes up to N calls at once, one ``llama_decode``
@@ -70,6 +75,11 @@ class LlamaJudge(ChatTemplate, VerdictProbabilities, TokenSampler):
     threads (the run does, one sample per thread: ``capacity``). Each call
     gets its own KV stream of ``n_ctx`` tokens, so the KV cache is N times
     larger; outputs are those of sequential decoding (same fingerprint).
+
+    Parts, each built here and handed what it uses: ``model`` (the loaded
+    ``Llama`` and its vocabulary), ``sampler``, ``chat``, ``decoder`` (a
+    ``SequentialDecoder`` or, for ``parallel`` > 1, a ``BatchEngine``) and
+    ``verdicts``.
     """
 
     def __init__(self, model_path: str | os.PathLike[str], n_ctx: int | None = None,
@@ -89,15 +99,10 @@ class LlamaJudge(ChatTemplate, VerdictProbabilities, TokenSampler):
         self.tokens_per_char = tokens_per_char
         if grammar_mode not in ("check-first", "full"):
             raise ValueError("grammar_mode must be 'check-first' or 'full'")
-        self.grammar_mode = grammar_mode
         self.parallel = int(parallel)
-        self._engine: BatchEngine | None = None
-        self._tls = threading.local()
         self._lock = threading.RLock()
         # Added to the logits before each pick (not to verdict probabilities).
         self.logit_bias = {int(k): float(v) for k, v in (logit_bias or {}).items()}
-        self._bias_ids = np.array(list(self.logit_bias), dtype=np.int64)
-        self._bias_vals = np.array(list(self.logit_bias.values()), dtype=np.float32)
 
         trained = int(self.meta.get("context_length") or 0) or max_ctx
         self.n_ctx = int(n_ctx) if n_ctx else min(trained, max_ctx)
@@ -106,37 +111,75 @@ class LlamaJudge(ChatTemplate, VerdictProbabilities, TokenSampler):
         threads = int(n_threads) if n_threads else available_cores()
         threads_batch = int(n_threads_batch) if n_threads_batch else threads
 
-        import llama_cpp
-
-        self._lc = llama_cpp
-        if n_gpu_layers != 0 and not llama_cpp.llama_supports_gpu_offload():
+        compat.check_version()  # before llama.cpp is asked for anything
+        if n_gpu_layers != 0 and not compat.gpu_offload_supported():
             n_gpu_layers = 0
         self.n_gpu_layers = n_gpu_layers
         self.n_threads = threads
         self.n_threads_batch = threads_batch
         if extra_buffers is None:
-            extra_buffers = not has_amx()
+            extra_buffers = not compat.has_amx()
         self.extra_buffers = extra_buffers
         # Batched: one KV stream per sequence (see batch.py for why not a unified cache).
         context = ({"n_seq_max": self.parallel, "kv_unified": False}
                    if self.parallel > 1 else None)
         try:
-            self._llm = new_llama(
+            llm = compat.load_llama(
                 extra_buffers, context,
                 model_path=str(self.path), n_ctx=self.n_ctx * self.parallel, n_batch=n_batch,
                 n_gpu_layers=n_gpu_layers, n_threads=threads, n_threads_batch=threads_batch,
                 seed=self.seed, logits_all=False, verbose=verbose,
-                kv_overrides=self._header_overrides(self.n_ctx),  # checks the header first
+                # checks the header first
+                kv_overrides=header_overrides(self.path, self.meta, self.n_ctx),
             )
         except (ValueError, RuntimeError, OSError) as e:
             raise ModelError(f"{self.path}: llama.cpp could not load the model ({e})") from None
 
-        self._init_sampler()
-        self._setup_chat(chat_format)
+        self.model = ModelHandle(llm, self.n_ctx)
+        self.sampler = Sampler(self.model, grammar_mode, self.logit_bias)
+        self.chat = ChatTemplate(self.path, self.meta, self.model, chat_format)
         self.model_sha256 = file_sha256(self.path, hash_memo_path())
         self.fingerprint = self._fingerprint()
-        if self.parallel > 1:
-            self._engine = BatchEngine(self, self.parallel, n_batch)
+        self.decoder: Decoder = (
+            BatchEngine(self.model, self.sampler, self.parallel, n_batch) if self.parallel > 1
+            else SequentialDecoder(self.model, self.sampler, self._lock))
+        self.verdicts = VerdictReader(self.model, self.decoder)
+
+    # -- what tests, benchmarks and the run read -------------------------------------------
+    @property
+    def llm(self) -> Any:
+        """The loaded ``llama_cpp.Llama`` (benchmarks reset or time its cache)."""
+        return self.model.llm
+
+    #: The same, under the name benchmarks and tests have always used.
+    _llm = llm
+
+    @property
+    def n_vocab(self) -> int:
+        return self.model.n_vocab
+
+    @property
+    def chat_format(self) -> str | None:
+        return self.chat.chat_format
+
+    @property
+    def grammar_mode(self) -> str:
+        """"check-first" or "full" (settable: benchmarks compare the two on one judge)."""
+        return self.sampler.grammar_mode
+
+    @grammar_mode.setter
+    def grammar_mode(self, mode: str) -> None:
+        if mode not in ("check-first", "full"):
+            raise ValueError("grammar_mode must be 'check-first' or 'full'")
+        self.sampler.grammar_mode = mode
+
+    def prompt_tokens(self, messages: Sequence[Message]) -> list[int]:
+        """Token ids of the chat prompt for ``messages`` (generation prompt included)."""
+        return self.chat.prompt_tokens(messages)
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens in ``text`` as plain content (no special tokens, no BOS)."""
+        return self.chat.count_tokens(text)
 
     @property
     def capacity(self) -> int:
@@ -146,13 +189,13 @@ class LlamaJudge(ChatTemplate, VerdictProbabilities, TokenSampler):
     @property
     def batches(self) -> bool:
         """Whether concurrent calls are decoded together here (``parallel`` > 1)."""
-        return self._engine is not None
+        return self.parallel > 1  # the decoder is then a BatchEngine
 
     @property
     def batch_stats(self) -> dict[str, float] | None:
         """The batched engine's counters (decodes, rows, copies, seconds by kind), or None
         when calls are decoded one at a time: where a batched run's time went."""
-        return None if self._engine is None else self._engine.stats.to_dict()
+        return self.decoder.counters()
 
     def exclusive(self, fn: Callable[[], T]) -> T:
         """``fn()`` with the llama.cpp context to itself, on the thread that decodes.
@@ -164,13 +207,7 @@ class LlamaJudge(ChatTemplate, VerdictProbabilities, TokenSampler):
         lock and forgets its cached prefix. For benchmarks that time
         llama.cpp's own loops on the judge's context.
         """
-        if self._engine is not None:
-            return self._engine.exclusive(fn)
-        with self._lock:
-            try:
-                return fn()
-            finally:
-                self._llm.reset()
+        return self.decoder.exclusive(fn)
 
     def interrupt(self) -> None:
         """Cut the calls in flight short (``JudgeCallError``) and refuse new ones until ``resume``.
@@ -179,22 +216,18 @@ class LlamaJudge(ChatTemplate, VerdictProbabilities, TokenSampler):
         SIGTERM so that it ends within a decode step. A sequential judge's one
         call is in the interrupted thread itself, so there is nothing to cut.
         """
-        if self._engine is not None:
-            self._engine.interrupt()
+        self.decoder.interrupt()
 
     def resume(self) -> None:
         """Serve calls again after ``interrupt``."""
-        if self._engine is not None:
-            self._engine.resume()
+        self.decoder.resume()
 
     # -- identity -----------------------------------------------------------------
     def _fingerprint(self) -> str:
-        import hashlib
-
         ident = {
             "model_sha256": self.model_sha256,
             "chat": self.chat_format or "gguf",
-            "template_sha256": hashlib.sha256(self._template_text.encode()).hexdigest(),
+            "template_sha256": hashlib.sha256(self.chat.template_text.encode()).hexdigest(),
             "temperature": self.temperature,
             "seed": self.seed,
             "generation": GENERATION_VERSION,
@@ -219,31 +252,16 @@ class LlamaJudge(ChatTemplate, VerdictProbabilities, TokenSampler):
         return temp, seed
 
     def ask(self, request: JudgeRequest) -> JudgeReply:
-        if self._engine is not None:  # the engine serialises access to llama.cpp
+        if self.batches:  # the engine serialises access to llama.cpp itself
             return self._ask(request)
         with self._lock:
             return self._ask(request)
 
-    # -- batched: route the sampler's model access through the engine ------------------
     def generate(self, prompt: Sequence[int], gbnf: str | None, max_tokens: int, *,
                  temperature: float = 0.0, seed: int = 0) -> Generation:
-        if self._engine is None:
-            return super().generate(prompt, gbnf, max_tokens, temperature=temperature,
-                                    seed=seed)
-        return self._engine.generate(prompt, gbnf, max_tokens, temperature=temperature,
+        """Generate after ``prompt`` under grammar ``gbnf`` (None: unconstrained)."""
+        return self.decoder.generate(prompt, gbnf, max_tokens, temperature=temperature,
                                      seed=seed)
-
-    def _eval_to(self, tokens: Sequence[int]) -> int:
-        if self._engine is None:
-            return super()._eval_to(tokens)
-        # Verdict probabilities: the logits are kept for this thread's next _logits().
-        self._tls.logits, reused = self._engine.logits_after(tokens)
-        return reused
-
-    def _logits(self) -> np.ndarray:
-        if self._engine is None:
-            return super()._logits()
-        return self._tls.logits
 
     def _ask(self, request: JudgeRequest) -> JudgeReply:
         t0 = time.perf_counter()
@@ -279,18 +297,18 @@ class LlamaJudge(ChatTemplate, VerdictProbabilities, TokenSampler):
         output = parse_reply(gen.raw, schema, usage)
         probs = None
         if request.prob_field:
-            probs, p_usage = self._verdict_probs(prompt, gen, request.prob_field, values or [])
+            probs, p_usage = self.verdicts.probabilities(prompt, gen, request.prob_field,
+                                                         values or [])
             usage.prompt_tokens += p_usage.prompt_tokens
             usage.reused_tokens += p_usage.reused_tokens
         usage.seconds = time.perf_counter() - t0
         return JudgeReply(output=output, raw=gen.text, usage=usage, probs=probs)
 
     def close(self) -> None:
-        if self._engine is not None:
-            self._engine.close()
+        self.decoder.close()
         with self._lock:
-            self._free_grammars()
-            self._llm.close()
+            self.sampler.close()
+            self.model.close()
 
     def __repr__(self) -> str:
         return f"LlamaJudge({str(self.path)!r}, n_ctx={self.n_ctx})"

@@ -1,7 +1,7 @@
-"""The constrained token loop: pick each next token under the grammar and strict UTF-8.
+"""The constrained pick: each next token under the grammar and strict UTF-8.
 
 ``llama_cpp.Llama`` does the loading, tokenising and batched evaluation; the
-loop on top is ours because llama-cpp-python's sampler chain runs the grammar
+pick on top is ours because llama-cpp-python's sampler chain runs the grammar
 over every vocabulary entry at every step (152K entries for Qwen), which
 costs about a quarter of generation speed on a 0.5B model. Upstream
 llama.cpp (``common_sampler_sample``) first picks a token without the grammar
@@ -12,26 +12,28 @@ sampling: accept-or-resample from the renormalised distribution is the
 constrained distribution) and is what is done here, with the filtering
 narrowed to tokens whose first byte the grammar can take (``GrammarFilter``).
 
-The loop also enforces what the grammar engine lacks (no control tokens, no
-NUL bytes, only valid UTF-8: ``Utf8Prefix``) and counts prompt tokens reused
-from the KV cache exactly.
+The pick also enforces what the grammar engine lacks (no control tokens, no
+NUL bytes, only valid UTF-8: ``Utf8Prefix``). ``Sampler`` holds what is
+shared by every call (the grammar filter, the logit bias, the mode);
+``Decoding`` is one sequence's state, whose ``step(logits)`` is the one
+generation step of both decoders (``decoder``, ``batch``): the same logits
+give the same token. The decoders own the model calls; nothing here decodes.
 """
 
 from __future__ import annotations
 
-import ctypes
 import time
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
-from localeval.errors import JudgeCallError
 from localeval.judge.llama.grammar_filter import GrammarFilter
+from localeval.judge.llama.model import ModelHandle
 from localeval.judge.llama.utf8 import Utf8Prefix, utf8_step
 from localeval.judge.parse import invalid_output
 
-__all__ = ["Decoding", "Generation", "TokenSampler"]
+__all__ = ["Decoding", "Generation", "Sampler"]
 
 
 @dataclass
@@ -50,73 +52,41 @@ class Generation:
     grammar_rejections: int = 0
 
 
-class TokenSampler(GrammarFilter):
-    """Mixin for ``LlamaJudge``: the KV cache, token pieces and the generation loop.
+class Sampler:
+    """The token pick shared by every call of one judge.
 
-    The host provides ``_llm`` (the loaded ``llama_cpp.Llama``), ``_lc`` (the
-    ``llama_cpp`` module), ``_lock``, ``grammar_mode`` ("check-first" or
-    "full") and the logit bias as ``_bias_ids``/``_bias_vals``, and calls
-    ``_init_sampler`` once the model is loaded.
+    ``grammar_mode`` is "check-first" (upstream's shortcut) or "full" (filter
+    the whole vocabulary at every step, as llama-cpp-python does; same
+    output, slower). ``logit_bias`` is added to the logits before each pick.
+    Scratch buffers are shared: one thread picks at a time.
     """
 
-    _llm: Any
-    _lock: Any
-    grammar_mode: str
-    _bias_ids: np.ndarray
-    _bias_vals: np.ndarray
-
-    def _init_sampler(self) -> None:
-        lc = self._lc
-        self._vocab = lc.llama_model_get_vocab(self._llm.model)
-        self.n_vocab = self._llm.n_vocab()
-        self._pieces: dict[int, bytes] = {}
-        self._eog = np.array([bool(lc.llama_vocab_is_eog(self._vocab, i))
-                              for i in range(self.n_vocab)])
-        self._init_grammar_filter()
+    def __init__(self, model: ModelHandle, grammar_mode: str,
+                 logit_bias: dict[int, float]) -> None:
+        self.model = model
+        self.n_vocab = model.n_vocab
+        self.eog = model.eog
+        self.piece = model.piece
+        self.filter = GrammarFilter(model)
+        self.grammar_mode = grammar_mode
+        self.bias_ids = np.array(list(logit_bias), dtype=np.int64)
+        self.bias_vals = np.array(list(logit_bias.values()), dtype=np.float32)
         self._utf8_masks: dict[tuple[int, int, int], np.ndarray] = {}
 
-    def _piece(self, tok: int) -> bytes:
-        p = self._pieces.get(tok)
-        if p is None:
-            buf = ctypes.create_string_buffer(64)
-            n = self._lc.llama_token_to_piece(self._vocab, tok, buf, 64, 0, False)
-            if n < 0:
-                buf = ctypes.create_string_buffer(-n)
-                n = self._lc.llama_token_to_piece(self._vocab, tok, buf, -n, 0, False)
-            p = buf.raw[:max(n, 0)]
-            self._pieces[tok] = p
-        return p
+    def start(self, gbnf: str | None, max_tokens: int, temperature: float, seed: int
+              ) -> "Decoding":
+        """A new sequence's state (its grammar parsed or cloned); ``free`` it when done."""
+        return Decoding(self, gbnf, max_tokens, temperature, seed)
 
-    def _logits(self) -> np.ndarray:
-        ptr = self._lc.llama_get_logits_ith(self._llm.ctx, -1)
-        return np.ctypeslib.as_array(ptr, shape=(self.n_vocab,))
+    def biased(self, logits: np.ndarray) -> np.ndarray:
+        """``logits`` with the logit bias added (a copy only when there is a bias)."""
+        if self.bias_ids.size:
+            logits = logits.copy()
+            logits[self.bias_ids] += self.bias_vals
+        return logits
 
-    def _eval_to(self, tokens: Sequence[int]) -> int:
-        """Make the KV cache hold ``tokens`` with logits for the last; return reused count.
-
-        The longest common prefix with what is cached is kept (at most all but
-        the last token, whose logits are needed); the rest is evaluated.
-        """
-        llm = self._llm
-        n = llm.n_tokens
-        m = min(n, len(tokens) - 1)
-        lcp = 0
-        if m > 0:
-            diff = np.flatnonzero(llm.input_ids[:m] != np.asarray(tokens[:m], dtype=np.intc))
-            lcp = int(diff[0]) if diff.size else m
-        if lcp < n and not llm._ctx.kv_cache_seq_rm(-1, lcp, -1):
-            llm.reset()  # recurrent models cannot drop a suffix
-            lcp = 0
-        llm.n_tokens = lcp
-        try:
-            llm.eval(list(tokens[lcp:]))
-        except RuntimeError as e:
-            llm.reset()
-            raise JudgeCallError(f"llama.cpp failed to evaluate the prompt ({e})") from None
-        return lcp
-
-    def _pick(self, logits: np.ndarray, grammar, temp: float, rng, utf8: Utf8Prefix
-              ) -> tuple[int, bool]:
+    def pick(self, logits: np.ndarray, grammar: Any, temp: float, rng: Any, utf8: Utf8Prefix
+             ) -> tuple[int, bool]:
         """Next token, and whether its first choice was refused (the slow path).
 
         Besides the grammar, the token's bytes must keep the output valid
@@ -140,28 +110,29 @@ class TokenSampler(GrammarFilter):
             cum = np.cumsum(p)
             tok = self._draw(cum, rng)
         check_first = grammar is None or self.grammar_mode == "check-first"
-        if check_first and self._valid(grammar, tok, logits, utf8):
+        if check_first and self.valid(grammar, tok, float(logits[tok]), utf8):
             return tok, False
         if check_first:
             if temp <= 0:
                 found = self._best_of_top(grammar, logits, utf8)
             else:
+                assert cum is not None
                 found = next((t for t in (self._draw(cum, rng) for _ in range(16))
-                              if self._valid(grammar, t, logits, utf8)), None)
+                              if self.valid(grammar, t, float(logits[t]), utf8)), None)
             if found is not None:
                 return found, True
         if grammar is None:
             masked = logits.copy()
         elif self.grammar_mode == "check-first":
-            masked = self._constrain_by_first_byte(grammar, logits)
+            masked = self.filter.constrain_by_first_byte(grammar, logits)
         else:
-            masked = self._constrain(grammar, logits)
+            masked = self.filter.constrain(grammar, logits)
         if temp > 0:
             p = np.where(np.isneginf(masked), 0.0, p)
         for attempt in range(17):
             if attempt == 16:
                 # Many admitted tokens break UTF-8 here: filter the whole vocabulary once.
-                bad = ~(self._utf8_mask(utf8.state) | self._eog)
+                bad = ~(self._utf8_mask(utf8.state) | self.eog)
                 masked[bad] = float("-inf")
                 if temp > 0:
                     p[bad] = 0.0
@@ -175,37 +146,33 @@ class TokenSampler(GrammarFilter):
                     break
                 tok = min(int(np.searchsorted(np.cumsum(p), rng.random() * total,
                                               side="right")), self.n_vocab - 1)
-            if self._eog[tok] or utf8.ok(self._piece(tok)):
+            if self.eog[tok] or utf8.ok(self.piece(tok)):
                 return tok, True
             masked[tok] = float("-inf")
             if temp > 0:
                 p[tok] = 0.0
         raise invalid_output("the grammar admits no next token")
 
-    def _draw(self, cum: np.ndarray, rng) -> int:
+    def _draw(self, cum: np.ndarray, rng: Any) -> int:
         tok = int(np.searchsorted(cum, rng.random() * cum[-1], side="right"))
         return min(tok, self.n_vocab - 1)
 
-    def _valid(self, grammar, tok: int, logits: np.ndarray, utf8: Utf8Prefix) -> bool:
-        if grammar is not None and not self._accepts(grammar, tok, float(logits[tok])):
+    def valid(self, grammar: Any, tok: int, logit: float, utf8: Utf8Prefix) -> bool:
+        """Whether ``tok`` may come next (grammar, UTF-8, no NUL); nothing is committed."""
+        if grammar is not None and not self.filter.accepts(grammar, tok, logit):
             return False
-        return bool(self._eog[tok]) or utf8.ok(self._piece(tok))
+        return bool(self.eog[tok]) or utf8.ok(self.piece(tok))
 
-    def _best_of_top(self, grammar, logits: np.ndarray, utf8: Utf8Prefix, k: int = 64
+    def _best_of_top(self, grammar: Any, logits: np.ndarray, utf8: Utf8Prefix, k: int = 64
                      ) -> int | None:
         """The best valid token if one is among the ``k`` highest logits, else None."""
         k = min(k, self.n_vocab)
         top = np.argpartition(logits, -k)[-k:]
         top = top[np.argsort(-logits[top], kind="stable")]
-        if grammar is not None:
-            self._cand["id"][:k] = top
-            self._cand["logit"][:k] = logits[top]
-            kept = self._apply(grammar, k).copy()
-            self._cand["id"][:k] = self._all_ids[:k]
-        else:
-            kept = logits[top]
+        kept = (self.filter.apply_top(grammar, top, logits[top]) if grammar is not None
+                else logits[top])
         for tok, logit in zip(top.tolist(), kept.tolist()):
-            if logit != float("-inf") and (self._eog[tok] or utf8.ok(self._piece(tok))):
+            if logit != float("-inf") and (self.eog[tok] or utf8.ok(self.piece(tok))):
                 return tok
         return None
 
@@ -213,50 +180,30 @@ class TokenSampler(GrammarFilter):
         """Tokens whose bytes keep the output a valid UTF-8 prefix (memoised per state)."""
         mask = self._utf8_masks.get(state)
         if mask is None:
-            mask = np.array([(pc := self._piece(i)) != b"" and b"\x00" not in pc
+            mask = np.array([(pc := self.piece(i)) != b"" and b"\x00" not in pc
                              and utf8_step(state, pc) is not None
                              for i in range(self.n_vocab)])
             self._utf8_masks[state] = mask
         return mask
 
-    def generate(self, prompt: Sequence[int], gbnf: str | None, max_tokens: int, *,
-                 temperature: float = 0.0, seed: int = 0) -> Generation:
-        """Generate after ``prompt`` under grammar ``gbnf`` (None: unconstrained)."""
-        with self._lock:
-            t0 = time.perf_counter()
-            reused = self._eval_to(prompt)
-            seq = Decoding(self, gbnf, max_tokens, temperature, seed)
-            try:
-                while not seq.done:
-                    tok = seq.step(self._logits())
-                    if tok is None:
-                        break
-                    try:
-                        self._llm.eval([tok])
-                    except RuntimeError as e:
-                        self._llm.reset()
-                        raise JudgeCallError(f"llama.cpp failed during generation ({e})"
-                                             ) from None
-            finally:
-                seq.free()
-            return seq.result(len(prompt), reused, t0)
+    def close(self) -> None:
+        self.filter.free_all()
 
 
 class Decoding:
-    """One sequence being generated: its grammar, sampler, UTF-8 check and output so far.
+    """One sequence being generated: its grammar, random stream, UTF-8 check and output.
 
-    The one implementation of a generation step, shared by the sequential
-    loop (``TokenSampler.generate``) and the batched engine (``batch``), so
-    both pick the same token from the same logits. ``host`` is the
-    ``TokenSampler`` whose scratch buffers ``step`` uses: one thread at a time.
+    ``step(logits)`` commits one token; ``allows(tok)`` asks whether a token
+    could come next without committing it, so a caller holding several
+    candidate tokens (a draft) can cut them at the first one refused.
     """
 
-    def __init__(self, host: TokenSampler, gbnf: str | None, max_tokens: int,
+    def __init__(self, sampler: Sampler, gbnf: str | None, max_tokens: int,
                  temperature: float, seed: int) -> None:
-        self.host = host
+        self.sampler = sampler
         self.max_tokens = max_tokens
         self.temperature = temperature
-        self.grammar = host._grammar(gbnf) if gbnf is not None else None
+        self.grammar = sampler.filter.new(gbnf) if gbnf is not None else None
         self.rng = np.random.default_rng(seed) if temperature > 0 else None
         self.utf8 = Utf8Prefix()
         self.tokens: list[int] = []
@@ -265,22 +212,25 @@ class Decoding:
         self.rejections = 0
         self.done = max_tokens <= 0
 
+    def allows(self, tok: int) -> bool:
+        """Whether ``tok`` may come next (grammar, UTF-8, not EOG); nothing is committed."""
+        s = self.sampler
+        return not s.eog[tok] and s.valid(self.grammar, tok, 0.0, self.utf8)
+
     def step(self, logits: np.ndarray) -> int | None:
         """Pick the next token from ``logits``: the token to evaluate next, or None when done."""
-        host = self.host
-        if host._bias_ids.size:
-            logits = logits.copy()
-            logits[host._bias_ids] += host._bias_vals
-        tok, rejected = host._pick(logits, self.grammar, self.temperature, self.rng, self.utf8)
+        s = self.sampler
+        tok, rejected = s.pick(s.biased(logits), self.grammar, self.temperature, self.rng,
+                               self.utf8)
         self.rejections += rejected
-        if host._eog[tok]:
+        if s.eog[tok]:
             self.stop = "eos"
             self.done = True
             return None
         if self.grammar is not None:
-            host._lc.llama_sampler_accept(self.grammar, tok)
+            s.filter.accept(self.grammar, tok)
         self.tokens.append(tok)
-        self.pieces.append(host._piece(tok))
+        self.pieces.append(s.piece(tok))
         self.utf8.push(self.pieces[-1])
         if len(self.tokens) >= self.max_tokens:
             self.done = True
@@ -289,7 +239,7 @@ class Decoding:
 
     def free(self) -> None:
         if self.grammar is not None:
-            self.host._lc.llama_sampler_free(self.grammar)
+            self.sampler.filter.free(self.grammar)
             self.grammar = None
 
     def result(self, prompt_tokens: int, reused: int, t0: float) -> Generation:

@@ -1,23 +1,27 @@
-"""The batched engine's units of work: a call (``Job``) and a KV sequence (``Slot``).
+"""The batched engine's units of work: a call (``Job``), a KV sequence (``Slot``),
+and the table of slots that admits calls (``SlotTable``).
 
 Kept apart from the decode loop (``batch``) so that the loop reads as the
 policy it is; ``common_prefix`` is the one comparison of token lists that
-admission and prefix copying use.
+admission and prefix copying use. Only the decode thread uses a ``SlotTable``.
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from collections import deque
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
 
+from localeval.judge.llama.compat import Memory
+from localeval.judge.llama.decode_plan import EngineStats
 from localeval.judge.llama.sampler import Decoding
 
-__all__ = ["FORK_MIN", "Job", "Slot", "common_prefix", "should_wait"]
+__all__ = ["FORK_MIN", "Job", "Slot", "SlotTable", "common_prefix", "should_wait"]
 
 #: Copy another slot's cache only when it saves at least this many prompt tokens.
 FORK_MIN = 64
@@ -84,3 +88,80 @@ def should_wait(job: Job, slots: Sequence[Slot], admitted: list[Job]) -> bool:
         if coming >= cached + FORK_MIN:
             return True
     return False
+
+
+class SlotTable:
+    """The slots of one context's KV memory, and the admission of calls into them."""
+
+    def __init__(self, mem: Memory, n_seq: int, stats: EngineStats) -> None:
+        self.mem = mem
+        self.stats = stats
+        self.slots = [Slot(i) for i in range(n_seq)]
+        self.clock = 0
+        for s in self.slots:
+            self.empty(s)
+
+    def admit(self, queue: deque[Job]) -> list[Job]:
+        """Take calls off ``queue`` into free slots, their KV prefix reused or copied.
+
+        Calls that should wait for a prefix being evaluated go back to the
+        front of the queue, in their order; the admitted ones are returned.
+        """
+        admitted: list[Job] = []
+        later: list[Job] = []
+        while queue:
+            free = [s for s in self.slots if s.job is None]
+            if not free:
+                break
+            job = queue.popleft()
+            if should_wait(job, self.slots, admitted):
+                self.stats.waits += 1
+                later.append(job)
+                continue
+            self.clock += 1
+            limit = len(job.prompt) - 1  # the last token is evaluated for its logits
+            # A thread keeps its slot: its calls then find the KV cache just as a
+            # sequential judge serving only that thread would have left it.
+            mine = [s for s in free if s.owner == job.owner] or [
+                s for s in free if s.owner is None] or free
+            slot = max(mine, key=lambda s: (min(common_prefix(s.tokens, job.prompt), limit),
+                                            -s.last_used))
+            slot.owner = job.owner
+            keep = min(common_prefix(slot.tokens, job.prompt), limit)
+            # A slot admitted in this round may still wait for its own copy: not a source.
+            sources = [s for s in self.slots if s.job is None or s.job not in admitted]
+            src = max(sources, key=lambda s: common_prefix(s.tokens, job.prompt))
+            shared = min(common_prefix(src.tokens, job.prompt), limit)
+            mem = self.mem
+            if src is not slot and shared >= keep + FORK_MIN:
+                # Separate KV streams: the whole stream is copied, then cut back.
+                t0 = time.perf_counter()
+                mem.seq_rm(slot.seq_id)
+                mem.seq_cp(src.seq_id, slot.seq_id)
+                self.stats.copies += 1
+                self.stats.copy_seconds += time.perf_counter() - t0
+                slot.tokens = list(src.tokens)
+                keep = shared
+            if not mem.seq_rm(slot.seq_id, keep):
+                mem.seq_rm(slot.seq_id)  # cannot cut: start over
+                keep = 0
+            del slot.tokens[keep:]
+            job.reused = keep
+            job.todo = job.prompt[keep:]
+            slot.job = job
+            slot.last_used = self.clock
+            admitted.append(job)
+        queue.extendleft(reversed(later))  # still first in line, in their order
+        return admitted
+
+    def empty(self, slot: Slot) -> None:
+        """Drop everything ``slot`` holds in the KV cache."""
+        self.mem.seq_rm(slot.seq_id)
+        slot.tokens = []
+
+    def rollback(self, slot: Slot, pos: int) -> None:
+        """Cut ``slot``'s cache back to its first ``pos`` tokens (all of it when it cannot)."""
+        if not self.mem.seq_rm(slot.seq_id, pos):
+            self.empty(slot)
+            return
+        del slot.tokens[pos:]

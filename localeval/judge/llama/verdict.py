@@ -22,28 +22,43 @@ from __future__ import annotations
 import json
 import os
 import re
-from typing import Any, Callable, Sequence
+from typing import Any, Protocol, Sequence
 
 import numpy as np
 
 from localeval.judge.base import Usage
 from localeval.judge.llama.sampler import Generation
 
-__all__ = ["VerdictProbabilities"]
+__all__ = ["LogitsSource", "Tokens", "VerdictReader"]
 
 
-class VerdictProbabilities:
-    """Mixin for ``LlamaJudge``: P(value) at each verdict in a generation.
+class Tokens(Protocol):
+    """What the reader needs of the model (``model.ModelHandle`` serves it)."""
 
-    The host provides ``_llm``, ``_eval_to`` and ``_logits`` (``TokenSampler``).
-    """
+    @property
+    def first_bytes(self) -> np.ndarray: ...
 
-    _llm: Any
-    _eval_to: Callable[[Sequence[int]], int]
-    _logits: Callable[[], np.ndarray]
+    def tokenize(self, data: bytes, *, add_bos: bool = False, special: bool = False
+                 ) -> list[int]: ...
 
-    def _verdict_probs(self, prompt: list[int], gen: Generation, field_name: str,
-                       values: list[Any]) -> tuple[list[dict[str, float]], Usage]:
+    def detokenize(self, tokens: list[int]) -> bytes: ...
+
+
+class LogitsSource(Protocol):
+    """What the reader needs of a decoder (``decoder.Decoder`` serves it)."""
+
+    def logits_after(self, prompt: Sequence[int]) -> tuple[np.ndarray, int]: ...
+
+
+class VerdictReader:
+    """P(value) at each verdict in a generation, read through ``decoder``."""
+
+    def __init__(self, model: Tokens, decoder: LogitsSource) -> None:
+        self.model = model
+        self.decoder = decoder
+
+    def probabilities(self, prompt: list[int], gen: Generation, field_name: str,
+                      values: list[Any]) -> tuple[list[dict[str, float]], Usage]:
         """P(value) for each occurrence of ``"field":`` in the output.
 
         For each occurrence the model is placed right where the value starts
@@ -57,8 +72,7 @@ class VerdictProbabilities:
         common = os.path.commonprefix(texts)
         while common and any(len(t) == len(common) for t in texts):
             common = common[:-1]  # 1, 10, 100: the shared "1" is a value of its own
-        seqs = [list(self._llm.tokenize(t[len(common):].encode("utf-8"), add_bos=False,
-                                        special=False)) for t in texts]
+        seqs = [self.model.tokenize(t[len(common):].encode("utf-8")) for t in texts]
         if any(not s for s in seqs) or len({tuple(s) for s in seqs}) != len(seqs):
             raise ValueError(f"allowed values of {field_name!r} do not tokenise to distinct "
                              "non-empty sequences; verdict probabilities need them")
@@ -79,7 +93,7 @@ class VerdictProbabilities:
             prefix = list(prompt) + gen.tokens[:k]
             rest = raw[ends[k]:off]
             if rest:
-                prefix += self._llm.tokenize(rest, add_bos=False, special=False)
+                prefix += self.model.tokenize(rest)
             follow = _follow_byte(raw, off, texts, common)
             probs = self._value_tree(prefix, seqs, list(range(len(values))), 0, usage, follow)
             out.append({str(values[i]): float(probs.get(i, 0.0)) for i in range(len(values))})
@@ -99,17 +113,17 @@ class VerdictProbabilities:
         if len(groups) == 1 and not ended:  # no choice here: nothing to evaluate
             (tok, members), = groups.items()
             return self._value_tree(prefix + [tok], seqs, members, depth + 1, usage, follow)
-        reused = self._eval_to(prefix)
+        view, reused = self.decoder.logits_after(prefix)
         usage.prompt_tokens += len(prefix)
         usage.reused_tokens += reused
-        logits = np.array(self._logits(), dtype=np.float64)
+        logits = np.array(view, dtype=np.float64)
         toks = list(groups)
         if ended:
             # Full softmax: the end mass is what the continuing tokens leave.
             p = np.exp(logits - logits.max())
             p /= p.sum()
             if follow is not None:  # the grammar's one way to end the value here
-                table = self._first_bytes()
+                table = self.model.first_bytes
                 end = float(p[: len(table)][table == follow].sum())
             else:
                 end = 1.0 - self._continuing_mass(p, [seqs[i][depth:] for i in going])
@@ -130,29 +144,13 @@ class VerdictProbabilities:
 
     def _continuing_mass(self, p: np.ndarray, rests: list[list[int]]) -> float:
         """Probability of the tokens whose first byte could start one of the ``rests``."""
-        firsts = {self._llm.detokenize([r[0]])[:1] for r in rests if r}
-        table = self._first_bytes()
+        firsts = {self.model.detokenize([r[0]])[:1] for r in rests if r}
+        table = self.model.first_bytes
         mask = np.zeros(len(table), dtype=bool)
         for b in firsts:
             if b:
                 mask |= table == b[0]
         return float(p[: len(mask)][mask].sum())
-
-    def _first_bytes(self) -> np.ndarray:
-        """First byte of every vocabulary token (-1 for empty pieces), built once per judge."""
-        table = getattr(self, "_first_byte_table", None)
-        if table is None:
-            n = int(self._llm.n_vocab())
-            table = np.full(n, -1, dtype=np.int16)
-            for t in range(n):
-                try:
-                    piece = self._llm.detokenize([t])
-                except Exception:  # noqa: BLE001 - a control token without a piece
-                    continue
-                if piece:
-                    table[t] = piece[0]
-            self._first_byte_table = table
-        return table
 
 
 def _follow_byte(raw: bytes, off: int, texts: list[str], common: str) -> int | None:
