@@ -18,6 +18,7 @@ vectorised equivalents (``localeval.stats``, tested equal to the library functio
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 import zlib
@@ -91,13 +92,14 @@ class Stat:
         return s
 
 
-def rating_levels(*columns: Sequence[float]) -> int | None:
+def rating_levels(*columns: Sequence[float] | np.ndarray) -> int | None:
     """The coarsest grid {0, 1/m, ..., 1} holding every value, for m in 1..10; else None.
 
     0/1/2 ratings scaled to 0/0.5/1 give m=2; RAGAS's nv_* metrics (the mean
     of two such ratings) give m=4; a 0-10 score gives m=10.
     """
-    vals = np.concatenate([np.asarray(c, dtype=float) for c in columns]) if columns else []
+    vals = (np.concatenate([np.asarray(c, dtype=float) for c in columns]) if columns
+            else np.zeros(0))
     if len(vals) == 0 or vals.min() < 0 or vals.max() > 1:
         return None
     for m in _GRIDS:
@@ -133,7 +135,13 @@ def _bias_stat(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
     return np.mean(y - x, axis=axis)
 
 
-def paired_stats(x: Sequence[float], y: Sequence[float], *, threshold: float | None = 0.5,
+def _on_rows(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], x: np.ndarray, y: np.ndarray,
+             i: np.ndarray) -> np.ndarray:
+    """``fn`` over resampled rows ``i`` (a statistic bound to its data for the resampler)."""
+    return fn(x[i], y[i])
+
+
+def paired_stats(x_in: Sequence[float], y_in: Sequence[float], *, threshold: float | None = 0.5,
                  n_boot: int = 2000, seed: int = 0,
                  which: Sequence[str] = tuple(STAT_LABELS), sides: tuple[str, str] = ("A", "B")
                  ) -> tuple[dict[str, Stat], dict[str, Any]]:
@@ -148,8 +156,8 @@ def paired_stats(x: Sequence[float], y: Sequence[float], *, threshold: float | N
     from scipy.stats import kendalltau, pearsonr, spearmanr
     from sklearn.metrics import cohen_kappa_score, confusion_matrix
 
-    x = np.asarray(x, dtype=float)
-    y = np.asarray(y, dtype=float)
+    x = np.asarray(x_in, dtype=float)
+    y = np.asarray(y_in, dtype=float)
     n = len(x)
     out: dict[str, Stat] = {}
     extra: dict[str, Any] = {"confusion": None, "levels": None}
@@ -190,7 +198,7 @@ def paired_stats(x: Sequence[float], y: Sequence[float], *, threshold: float | N
         elif np.ptp(np.abs(y - x) if name == "mad" else y - x) == 0:
             out[name] = Stat(point, (point, point), None, "exact (every pair differs equally)")
         else:
-            out[name] = resampled(point, lambda i, fn=fn: fn(x[i], y[i]))
+            out[name] = resampled(point, functools.partial(_on_rows, fn, x, y))
 
     # verdicts at the threshold
     if threshold is not None:
