@@ -212,8 +212,9 @@ def test_calls_arriving_together_evaluate_their_shared_prefix_once(tiny_gguf):
         assert sum(g.reused_tokens >= shared - 1 for g in gens) == 3
         st = j.batch_stats
         # The engine's own accounting agrees with the calls': every prompt token it
-        # decoded is one a call evaluated; the three later calls copied the prefix.
-        assert st["prompt_tokens"] == evaluated and st["copies"] >= 3 and st["waits"] >= 1
+        # decoded is one a call evaluated; the three later calls copied the prefix (whether a
+        # call had to wait for it depends on when its thread ran: not asserted).
+        assert st["prompt_tokens"] == evaluated and st["copies"] >= 3 and st["waits"] <= 3
         assert st["gen_rows"] >= st["gen_decodes"] > 0 and st["step_seconds"] > 0
         assert st["decodes"] == st["gen_decodes"] + st["prompt_decodes"]
     finally:
