@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["EngineStats", "padded_rows", "MIN_SEEN", "MARGIN"]
+__all__ = ["EngineStats", "floor_pad", "padded_rows", "MIN_SEEN", "MARGIN"]
 
 #: A row count's mean cost is trusted once this many decodes of it were timed.
 MIN_SEEN = 4
@@ -95,3 +95,21 @@ def padded_rows(stats: EngineStats, live: int, spare: int) -> int:
         if cost is not None and cost < best_cost:
             best, best_cost = rows, cost
     return best
+
+
+def floor_pad(rows: list[int]) -> int | None:
+    """Which sequence needs one more row so that no micro-batch of the decode is one row.
+
+    ``rows``: the rows each sequence has in a generation decode (all with
+    logits). A row's logits are bit-identical whatever the decode's width
+    from two rows on, not for one (``drafting.padded``). With one KV stream
+    per sequence llama.cpp splits a decode into equal micro-batches: each
+    takes as many rows from every sequence that still has rows as the
+    shortest of them has left. So one micro-batch is a single row exactly
+    when the longest sequence has one row more than every other (or is alone
+    with one row); one more row for it makes that micro-batch two rows.
+    Returns its index, or None when no micro-batch is a single row.
+    """
+    order = sorted(range(len(rows)), key=rows.__getitem__, reverse=True)
+    second = rows[order[1]] if len(rows) > 1 else 0
+    return order[0] if rows[order[0]] - second == 1 else None
