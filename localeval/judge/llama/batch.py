@@ -45,7 +45,7 @@ import numpy as np
 
 from localeval.errors import JudgeCallError
 from localeval.judge.llama import compat
-from localeval.judge.llama.decode_plan import EngineStats, floor_pad, padded_rows
+from localeval.judge.llama.decode_plan import EngineStats, floor_rows, padded_rows
 from localeval.judge.llama.drafting import SequenceDraft
 from localeval.judge.llama.lookup import DraftGovernor
 from localeval.judge.llama.model import ModelHandle
@@ -267,25 +267,25 @@ class BatchEngine:
         live = b.n
         idle = [s for s in self._slots if s.job is None and len(s.tokens) < self.model.n_ctx
                 ] if self._can_pad else []
-        dummies = idle[:padded_rows(self.stats, b.n, len(idle)) - b.n]
-        for slot in dummies:  # with logits: every row of a micro-batch has them
-            b.add(0, len(slot.tokens), slot.seq_id, True)
+        dummies = idle[:(padded_rows(self.stats, b.n, 2 * len(idle)) - b.n) // 2]
         counts = [1 + len(g) for _, _, g in parts]
-        top = floor_pad(counts + [1] * len(dummies)) if self._can_pad else None
-        pad_at = None
-        if top is not None:  # one more row for the longest sequence (``floor_pad``)
-            slot, _, g = parts[top]
+        want = floor_rows(counts + [2] * len(dummies)) if self._can_pad else counts
+        for slot, k in zip(dummies, want[len(parts):]):  # rows with logits: ``floor_rows``
+            for pos in range(len(slot.tokens), len(slot.tokens) + k):
+                b.add(0, pos, slot.seq_id, True)
+        for (slot, _, g), have, target in zip(parts, counts, want):
             assert slot.job is not None
-            pad_at = (slot, len(slot.tokens) + counts[top])
-            b.add(g[-1] if g else slot.job.todo[0], pad_at[1], slot.seq_id, True)
+            for pos in range(len(slot.tokens) + have, len(slot.tokens) + target):
+                b.add(g[-1] if g else slot.job.todo[0], pos, slot.seq_id, True)
         n = b.n
         t0 = time.perf_counter()
         ret = b.decode()
         self.stats.count_generation(live, n - live, time.perf_counter() - t0)
         for slot in dummies:
             self._mem.seq_rm(slot.seq_id, len(slot.tokens))
-        if pad_at is not None:
-            self._mem.seq_rm(pad_at[0].seq_id, pad_at[1])
+        for (slot, _, _), have, target in zip(parts, counts, want):
+            if target > have:
+                self._mem.seq_rm(slot.seq_id, len(slot.tokens) + have)
         if ret != 0:
             raise JudgeCallError(f"llama.cpp failed during batched generation (llama_decode "
                                  f"returned {ret})")

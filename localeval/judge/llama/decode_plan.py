@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["EngineStats", "floor_pad", "padded_rows", "MIN_SEEN", "MARGIN"]
+__all__ = ["EngineStats", "floor_rows", "padded_rows", "MIN_SEEN", "MARGIN"]
 
 #: A row count's mean cost is trusted once this many decodes of it were timed.
 MIN_SEEN = 4
@@ -97,19 +97,25 @@ def padded_rows(stats: EngineStats, live: int, spare: int) -> int:
     return best
 
 
-def floor_pad(rows: list[int]) -> int | None:
-    """Which sequence needs one more row so that no micro-batch of the decode is one row.
 
-    ``rows``: the rows each sequence has in a generation decode (all with
-    logits). A row's logits are bit-identical whatever the decode's width
-    from two rows on, not for one (``drafting.padded``). With one KV stream
-    per sequence llama.cpp splits a decode into equal micro-batches: each
-    takes as many rows from every sequence that still has rows as the
-    shortest of them has left. So one micro-batch is a single row exactly
-    when the longest sequence has one row more than every other (or is alone
-    with one row); one more row for it makes that micro-batch two rows.
-    Returns its index, or None when no micro-batch is a single row.
+def floor_rows(rows: list[int]) -> list[int]:
+    """Rows each sequence should have in a generation decode so that it never has one row
+    in a micro-batch.
+
+    ``rows``: the rows each sequence carries (all with logits). A row's
+    logits are bit-identical whatever the decode's width from two rows on,
+    not for one (``drafting.padded``). With one KV stream per sequence
+    llama.cpp splits a decode into micro-batches that take equally many rows
+    from every sequence still having rows (as many as the shortest has left),
+    and attention runs per sequence over those rows. So every sequence needs
+    at least two rows, and the row counts, sorted, must step by two or more
+    (or not at all): the extra rows are pad rows, removed from the cache after.
     """
-    order = sorted(range(len(rows)), key=rows.__getitem__, reverse=True)
-    second = rows[order[1]] if len(rows) > 1 else 0
-    return order[0] if rows[order[0]] - second == 1 else None
+    out = list(rows)
+    level = 0
+    for i in sorted(range(len(rows)), key=rows.__getitem__):
+        t = max(rows[i], 2, level)
+        if t - level == 1:
+            t += 1
+        out[i] = level = t
+    return out
