@@ -106,3 +106,42 @@ def test_seeded_sampling_same_outputs_with_drafting(smollm2):
     drafted, _ = run(smollm2, "lookup", groups)
     same(plain, drafted)
     assert totals(drafted)[3] > 0
+
+
+def test_draft_option_reaches_the_judge_and_leaves_the_signature(tiny_gguf):
+    from localeval.cli.app import build_parser
+    from localeval.cli.run import judge_options
+    from localeval.judge import load_judge
+
+    sigs = {}
+    for mode in ("none", "lookup", None):
+        argv = ["run", "data.jsonl", "--judge", str(tiny_gguf), "--parallel", "1"]
+        args = build_parser().parse_args(argv + (["--draft", mode] if mode else []))
+        j = load_judge(str(tiny_gguf), n_threads=1, **judge_options(args))
+        try:
+            assert j.drafting.mode == (mode or "auto")
+            sigs[mode] = j.signature()
+        finally:
+            j.close()
+    assert sigs["none"] == sigs["lookup"] == sigs[None]
+
+
+def test_rollback_leaves_prefix_reuse_exact(tiny_gguf):
+    """After a drafted generation (refused guesses rolled back), logits read through the
+    reused cache are those of the undrafted loop's cache, to the bit."""
+    from localeval.judge.grammar import schema_to_gbnf
+
+    out = {}
+    for mode in ("none", "lookup"):
+        j = LlamaJudge(tiny_gguf, n_threads=2, n_ctx=2048, draft=mode)
+        try:
+            prompt = j.prompt_tokens(request(0, 6).messages)
+            gen = j.generate(prompt, schema_to_gbnf(Statements), 40)
+            logits, reused = j.decoder.logits_after(prompt + gen.tokens[:30])
+            assert reused == len(prompt) + 29
+            out[mode] = (gen.tokens, gen.draft, logits.copy())
+        finally:
+            j.close()
+    assert out["none"][0] == out["lookup"][0]
+    assert out["lookup"][1].drafted > out["lookup"][1].accepted  # some were rolled back
+    assert (out["none"][2] == out["lookup"][2]).all()

@@ -21,15 +21,10 @@ Against sequential decoding: each sequence has its own KV stream
 (``kv_unified=False``) laid out from position 0 as the sequential loop lays
 out its one sequence, a thread keeps its slot (its calls find the cache as a
 judge serving only that thread would leave it), and prompt suffixes are
-decoded alone in the sequential loop's chunks. Generation decodes are at
-least two rows wide with logits for every row, as in the sequential loop (a
-lone row gets a pad row: ``drafting.padded``), because llama.cpp computes a
-one-row decode with other kernels whose float32 results differ in the last
-bits; from two rows on a row's logits do not depend on the decode's width.
-A sequence may carry prompt-lookup guesses in a decode (``drafting``);
-refused ones are rolled back. Outputs are those of the sequential decoder
-(tests/model/test_judge_batched.py, tests/model/test_judge_lookup.py). Written by
-hand because llama-cpp-python's high-level API decodes one sequence at a
+decoded alone in the sequential loop's chunks. Every sequence has two rows
+or more in every micro-batch of a generation decode, all with logits
+(``decode_plan.floor_rows``, ``drafting.padded``), and may carry prompt-lookup
+guesses (``drafting``; refused ones are rolled back). Written by hand because llama-cpp-python's high-level API decodes one sequence at a
 time and its server is a separate process.
 """
 
@@ -252,22 +247,22 @@ class BatchEngine:
         assert b is not None
         t = time.perf_counter()
         plain = self.governor.plain_step()
-        room = self.n_batch - len(gen) - 1  # guesses that fit beside every head and a pad
+        # Guesses that fit beside every head and pad (``floor_rows`` adds <= 2 per sequence).
+        room = self.n_batch - 3 * len(self._slots)
         parts: list[tuple[Slot, int, list[int]]] = []
         for slot in gen:
             job = slot.job
             assert job is not None and job.seq is not None and job.draft is not None
-            guesses = job.draft.guesses(job.seq, plain, max(room, 0)) if room > 0 else []
+            guesses = job.draft.guesses(job.seq, plain, room) if room > 0 else []
             room -= len(guesses)
-            pos = len(slot.tokens)
-            first = b.n
+            parts.append((slot, b.n, guesses))
             for k, tok in enumerate([job.todo[0], *guesses]):
-                b.add(tok, pos + k, slot.seq_id, True)
-            parts.append((slot, first, guesses))
+                b.add(tok, len(slot.tokens) + k, slot.seq_id, True)
         live = b.n
         idle = [s for s in self._slots if s.job is None and len(s.tokens) < self.model.n_ctx
                 ] if self._can_pad else []
-        dummies = idle[:(padded_rows(self.stats, b.n, 2 * len(idle)) - b.n) // 2]
+        spare = min(len(idle), (self.n_batch - b.n - 2 * len(gen)) // 3)
+        dummies = idle[:(padded_rows(self.stats, b.n, 2 * spare) - b.n) // 2]
         counts = [1 + len(g) for _, _, g in parts]
         want = floor_rows(counts + [2] * len(dummies)) if self._can_pad else counts
         for slot, k in zip(dummies, want[len(parts):]):  # rows with logits: ``floor_rows``

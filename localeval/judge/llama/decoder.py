@@ -154,7 +154,7 @@ class SequentialDecoder:
         while head is not None:
             t = time.perf_counter()
             guesses = draft.guesses(seq, gov.plain_step())
-            base = self.llm.n_tokens
+            base = len(compat.cached_tokens(self.llm))
             logits = self.decode_rows(padded(head, guesses))
             kept, head = draft.verify(seq, logits.__getitem__, guesses)
             # Drop the pad row or the refused guesses (and the last pick, not yet evaluated).
