@@ -90,6 +90,18 @@ def row_costs(judge: Any, context: int = 900, repeats: int = 15) -> dict[str, An
         toks += toks
     prompt = toks[:context]
 
+    decoder: Any = getattr(judge, "decoder", None)
+    if hasattr(decoder, "decode_rows") and hasattr(decoder, "truncate"):
+        # The judge's own multi-row decode (it copies the logits: included in the time).
+        decode, truncate = decoder.decode_rows, decoder.truncate
+    else:  # a judge without that layer: llama-cpp-python's batch, as the prototype did
+        def decode(batch: list[int]) -> None:
+            llm._batch.set_batch(batch=batch, n_past=context, logits_all=True)
+            llm._ctx.decode(llm._batch)
+
+        def truncate(pos: int) -> None:
+            llm._ctx.kv_cache_seq_rm(-1, pos, -1)
+
     def run() -> dict[str, Any]:
         llm.reset()
         llm.eval(prompt)
@@ -97,11 +109,9 @@ def row_costs(judge: Any, context: int = 900, repeats: int = 15) -> dict[str, An
         for _ in range(repeats):
             for k in WIDTHS:
                 t0 = time.perf_counter()
-                llm._batch.set_batch(batch=toks[context:context + k], n_past=context,
-                                     logits_all=True)
-                llm._ctx.decode(llm._batch)
+                decode(toks[context:context + k])
                 secs[k].append(time.perf_counter() - t0)
-                llm._ctx.kv_cache_seq_rm(-1, context, -1)
+                truncate(context)
         llm.reset()
         return {"context": context, "repeats": repeats,
                 "ms": {k: statistics.median(v) * 1000 for k, v in secs.items()},
@@ -152,14 +162,14 @@ def simulate(trace: Sequence[dict[str, list[int]]], ngram_max: int, ngram_min: i
     steps = rows = kept = generated = empty = 0
     cost = 0.0
     for call in trace:
-        out = call["output"]
+        seq = call["output"]
         d = NgramDrafter(call["prompt"], ngram_max, ngram_min, draft_max)
-        i = 0  # output tokens fixed so far; the head out[i] is decoded next
-        while i < len(out):
-            d.extend(out[len(d.tokens) - len(call["prompt"]):i + 1])
-            guess = d.draft(len(out) - i - 1)
+        i = 0  # output tokens fixed so far; the head seq[i] is decoded next
+        while i < len(seq):
+            d.extend(seq[len(d.tokens) - len(call["prompt"]):i + 1])
+            guess = d.draft(len(seq) - i - 1)
             k = 0
-            while k < len(guess) and guess[k] == out[i + 1 + k]:
+            while k < len(guess) and guess[k] == seq[i + 1 + k]:
                 k += 1
             steps += 1
             empty += not guess  # a pad row that a fallback guess could fill
@@ -167,8 +177,8 @@ def simulate(trace: Sequence[dict[str, list[int]]], ngram_max: int, ngram_min: i
             cost += _cost(ratio, max(2, 1 + len(guess))) if ratio else 0.0
             kept += k
             i += 1 + k
-        generated += len(out)
-    out = {"ngram_max": ngram_max, "ngram_min": ngram_min, "draft_max": draft_max,
+        generated += len(seq)
+    out: dict[str, float] = {"ngram_max": ngram_max, "ngram_min": ngram_min, "draft_max": draft_max,
            "generated": generated, "decodes": steps, "empty_drafts": empty, "rows": rows,
            "accepted": kept,
            "tokens_per_decode": generated / max(steps, 1)}
@@ -176,6 +186,14 @@ def simulate(trace: Sequence[dict[str, list[int]]], ngram_max: int, ngram_min: i
         out["speedup_vs_one_row"] = generated / cost
         out["speedup_vs_padded"] = generated * _cost(ratio, 2) / cost
     return out
+
+
+def _demo_judge_path() -> Path:
+    """The demo judge's GGUF (the catalog's manifest lookup; older trees named it resolve_model)."""
+    from localeval import catalog
+
+    find: Any = getattr(catalog, "manifest_model_path", None) or getattr(catalog, "resolve_model", None)
+    return Path(find("demo", "judge"))
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -332,7 +350,6 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     args.modes = [m for m in args.modes.split(",") if m]
     args.n_gpu_layers = -1 if args.device == "gpu" else 0
 
-    from localeval.catalog import resolve_model
     from localeval.cli.example import example_path
     from localeval.dataset import load_dataset
     from localeval.embed import CachedEmbedder
@@ -347,7 +364,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                               "device": args.device, "runs": []}
     for label in args.models.split(","):
         if label == "demo":
-            path, bias, n = resolve_model("demo", "judge"), None, args.samples
+            path, bias, n = _demo_judge_path(), None, args.samples
         else:
             path = _model_path(args)
             probe = LlamaJudge(path, n_threads=args.threads, n_gpu_layers=args.n_gpu_layers)
