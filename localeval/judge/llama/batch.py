@@ -24,8 +24,9 @@ judge serving only that thread would leave it), and prompt suffixes are
 decoded alone in the sequential loop's chunks. Every sequence has two rows
 or more in every micro-batch of a generation decode, all with logits
 (``decode_plan.floor_rows``, ``drafting.padded``), and may carry prompt-lookup
-guesses (``drafting``; refused ones are rolled back). Written by hand because llama-cpp-python's high-level API decodes one sequence at a
-time and its server is a separate process.
+guesses (``drafting``; refused ones are rolled back). Written by hand because
+llama-cpp-python's high-level API decodes one sequence at a time and its
+server is a separate process.
 """
 
 from __future__ import annotations
