@@ -105,7 +105,7 @@ def test_seeded_sampling_same_outputs_with_drafting(smollm2):
     plain, _ = run(smollm2, "none", groups)
     drafted, _ = run(smollm2, "lookup", groups)
     same(plain, drafted)
-    assert totals(drafted)[3] > 0
+    assert totals(drafted)[2] > 0  # guesses were made and walked with the same draws
 
 
 def test_draft_option_reaches_the_judge_and_leaves_the_signature(tiny_gguf):
