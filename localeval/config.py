@@ -34,7 +34,7 @@ __all__ = ["configure", "get_config", "run_config", "RunConfig", "JUDGE_OPTION_K
 
 #: Options that go to the judge's loader (``load_judge``) rather than to the run.
 JUDGE_OPTION_KEYS = frozenset({"n_ctx", "n_gpu_layers", "n_threads", "chat_format",
-                               "judge_model", "logit_bias", "max_tokens", "parallel",
+                               "judge_model", "logit_bias", "max_tokens", "parallel", "draft",
                                "per_endpoint_concurrency", "health_interval", "timeout"})
 
 

@@ -112,6 +112,11 @@ class Usage:
     cache_hits: int = 0
     copied_calls: int = 0
     copy_failures: int = 0
+    #: In-process judge, prompt-lookup drafting: guessed tokens, guesses kept, and the
+    #: generation decodes run (fewer than generated tokens when guesses were kept).
+    drafted_tokens: int = 0
+    accepted_tokens: int = 0
+    decode_steps: int = 0
 
     @property
     def evaluated_tokens(self) -> int:
@@ -126,6 +131,9 @@ class Usage:
         self.cache_hits += other.cache_hits
         self.copied_calls += other.copied_calls
         self.copy_failures += other.copy_failures
+        self.drafted_tokens += other.drafted_tokens
+        self.accepted_tokens += other.accepted_tokens
+        self.decode_steps += other.decode_steps
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -138,10 +146,14 @@ class Usage:
             "cache_hits": self.cache_hits,
             "copied_calls": self.copied_calls,
             "copy_failures": self.copy_failures,
+            "drafted_tokens": self.drafted_tokens,
+            "accepted_tokens": self.accepted_tokens,
+            "decode_steps": self.decode_steps,
         }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "Usage":
         return cls(**{k: d[k] for k in ("calls", "prompt_tokens", "reused_tokens",
                                         "generated_tokens", "seconds", "cache_hits", "copied_calls",
-                                        "copy_failures") if k in d})
+                                        "copy_failures", "drafted_tokens", "accepted_tokens",
+                                        "decode_steps") if k in d})

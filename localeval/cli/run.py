@@ -167,6 +167,10 @@ def add_judge_options(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
                    "(default: all when llama.cpp has GPU support)")
     g.add_argument("--threads", type=positive_int, help="CPU threads for the judge")
     g.add_argument("--chat-format", help="chat format when the GGUF has no template")
+    g.add_argument("--draft", choices=["auto", "lookup", "none"],
+                   help="in-process judge: guess the next tokens from the prompt and verify "
+                        "them in one decode (prompt lookup; same outputs, fewer decodes). "
+                        "auto: while the measured decode times say it pays (default: auto)")
     g.add_argument("--verdicts", choices=["hard", "soft"],
                    help="soft: binary verdicts become P(yes) from the judge's logits "
                         "(default: $LOCALEVAL_VERDICTS or hard)")
@@ -180,6 +184,7 @@ def judge_options(args: argparse.Namespace) -> dict[str, Any]:
         "chat_format": args.chat_format, "judge_model": args.judge_model,
         "per_endpoint_concurrency": args.judge_concurrency,
         "timeout": getattr(args, "judge_timeout", None),
+        "draft": getattr(args, "draft", None),
         # `localeval run` only; "auto": load_judge picks from the hardware
         "parallel": (args.parallel if args.parallel is not None else "auto")
         if hasattr(args, "parallel") else None}.items()

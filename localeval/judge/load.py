@@ -71,7 +71,8 @@ def load_judge(spec: Any, *, models_dir: str | os.PathLike[str] | None = None,
       Several comma-separated URLs: a ``JudgePool`` over those replicas
       (``per_endpoint_concurrency`` and ``health_interval`` in ``opts`` go to it).
     - otherwise a GGUF path or a name in ``models_dir``: a ``LlamaJudge``
-      (``parallel`` in ``opts``: sequences decoded together; "auto": ``default_parallel``).
+      (``parallel`` in ``opts``: sequences decoded together; "auto": ``default_parallel``;
+      ``draft``: prompt-lookup drafting, "auto" | "lookup" | "none").
     ``opts`` go to the judge's constructor (n_ctx, seed, n_threads, ...);
     ``timeout`` (seconds per HTTP request, ``--judge-timeout``) only to HTTP judges.
     """
@@ -123,6 +124,6 @@ def _build_gguf(spec: str | None, *, models_dir: str | os.PathLike[str] | None,
     return LlamaJudge(path, **opts)
 
 
-register_judge_backend("gguf", lambda spec: True, _build_gguf, options=("parallel",))
+register_judge_backend("gguf", lambda spec: True, _build_gguf, options=("parallel", "draft"))
 register_judge_backend("http", _is_url, _build_http,
                        options=("per_endpoint_concurrency", "health_interval", "timeout"))

@@ -295,5 +295,9 @@ def _usage_rows(u: Mapping[str, Any]) -> list[tuple[str, str]]:
             ("evaluated", f"{evaluated:,}"),
             ("generated tokens", f"{u.get('generated_tokens', 0):,}"),
             ("judge time", f"{float(u.get('seconds', 0.0)):.1f} s")]
+    if u.get("decode_steps"):  # in-process judge: generation decodes and drafting
+        rows[-1:-1] = [("generation decodes", f"{u['decode_steps']:,}"),
+                       ("guesses kept", f"{u.get('accepted_tokens', 0):,} of "
+                                        f"{u.get('drafted_tokens', 0):,}")]
     return rows
 

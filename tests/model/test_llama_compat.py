@@ -95,34 +95,6 @@ def test_sequential_decoder_evaluates_k_tokens_in_one_decode_and_rolls_back(tiny
         j.close()
 
 
-def test_batch_engine_evaluates_k_tokens_for_a_slot_and_rolls_it_back(tiny_gguf):
-    seq = LlamaJudge(tiny_gguf, n_threads=1, n_ctx=1024)
-    prompt = seq.prompt_tokens(MSGS)
-    gen = seq.generate(prompt, None, 4)
-    want = one_at_a_time(seq, prompt, gen.tokens)
-    seq.close()
-    j = LlamaJudge(tiny_gguf, n_threads=1, n_ctx=1024, parallel=2)
-    try:
-        engine = j.decoder
-
-        def draft() -> tuple[np.ndarray, list[int], np.ndarray]:
-            slot = engine._slots[0]  # noqa: SLF001 - the seam runs on the decode thread
-            engine.decode_rows(slot, prompt)
-            rows = engine.decode_rows(slot, gen.tokens)
-            engine.rollback(slot, len(prompt) + 1)
-            kept = list(slot.tokens)
-            one = engine.decode_rows(slot, gen.tokens[1:2])
-            return rows, kept, one
-
-        rows, kept, one = j.exclusive(draft)
-        assert rows.shape == (4, j.n_vocab)
-        np.testing.assert_allclose(rows, want, atol=1e-4)
-        assert kept == prompt + gen.tokens[:1]
-        np.testing.assert_allclose(one[0], want[1], atol=1e-4)
-    finally:
-        j.close()
-
-
 def test_decoding_tests_a_token_against_the_grammar_without_committing_it(tiny_gguf):
     j = LlamaJudge(tiny_gguf, n_threads=1)
     try:

@@ -21,17 +21,12 @@ Against sequential decoding: each sequence has its own KV stream
 (``kv_unified=False``) laid out from position 0 as the sequential loop lays
 out its one sequence, a thread keeps its slot (its calls find the cache as a
 judge serving only that thread would leave it), and prompt suffixes are
-decoded alone in the sequential loop's chunks. What still differs: llama.cpp
-computes a decode of one token with other kernels than a decode of two or
-more, and their float32 results differ in the last bits (measured on the
-tiny model: up to 1.2e-7 in the logits, the same for every batch of 2 to 9
-rows). A generated token becomes a row of a larger decode here and a decode of
-its own in the sequential loop, so its KV entries differ by that much. Every
-output tested was identical (tests/model/test_judge_batched.py); verdict
-probabilities read after such a generation agree to 1e-6, and a near-tie
-between two tokens could in principle be broken the other way. Written by
-hand because llama-cpp-python's high-level API decodes one sequence at a
-time and its server is a separate process.
+decoded alone in the sequential loop's chunks. Every sequence has two rows
+or more in every micro-batch of a generation decode, all with logits
+(``decode_plan.floor_rows``, ``drafting.padded``), and may carry prompt-lookup
+guesses (``drafting``; refused ones are rolled back). Written by hand because
+llama-cpp-python's high-level API decodes one sequence at a time and its
+server is a separate process.
 """
 
 from __future__ import annotations
@@ -46,7 +41,9 @@ import numpy as np
 
 from localeval.errors import JudgeCallError
 from localeval.judge.llama import compat
-from localeval.judge.llama.decode_plan import EngineStats, padded_rows
+from localeval.judge.llama.decode_plan import EngineStats, floor_rows, padded_rows
+from localeval.judge.llama.drafting import SequenceDraft
+from localeval.judge.llama.lookup import DraftGovernor
 from localeval.judge.llama.model import ModelHandle
 from localeval.judge.llama.sampler import Generation, Sampler
 from localeval.judge.llama.slots import Job, Slot, SlotTable, common_prefix
@@ -66,9 +63,12 @@ class BatchEngine:
     the decode thread touches the context and the sampler's scratch buffers.
     """
 
-    def __init__(self, model: ModelHandle, sampler: Sampler, n_seq: int, n_batch: int) -> None:
+    def __init__(self, model: ModelHandle, sampler: Sampler, n_seq: int, n_batch: int,
+                 governor: DraftGovernor | None = None) -> None:
         self.model = model
         self.sampler = sampler
+        #: whether generation drafts (``lookup.DraftGovernor``; default: never)
+        self.governor = governor or DraftGovernor("none")
         self._mem = compat.Memory(model.llm)
         self.n_batch = n_batch
         self._rows: compat.Batch | None = compat.Batch(self._mem, n_batch)
@@ -212,6 +212,7 @@ class BatchEngine:
         if not job.logits_only:
             try:
                 job.seq = self.sampler.start(job.gbnf, job.max_tokens, job.temperature, job.seed)
+                job.draft = SequenceDraft(job.prompt, self.governor)
             except Exception as e:  # noqa: BLE001 - a grammar llama.cpp rejects
                 slot = next(s for s in self._slots if s.job is job)
                 self._fail(slot, e)
@@ -234,22 +235,91 @@ class BatchEngine:
         for slot in sorted(self._live(), key=lambda s: s.last_used):
             # Checked here, not when listing: an earlier decode may have failed this slot.
             if slot.job is not None and not slot.job.generating:
-                self._decode([(slot, slot.job.todo[: self.n_batch])], prompt=True)
-        gen = [(s, s.job.todo[:1]) for s in self._live() if s.job is not None and s.job.generating]
+                self._decode([(slot, slot.job.todo[: self.n_batch])])
+        gen = [s for s in self._live() if s.job is not None and s.job.generating]
         if gen:
-            idle = [s for s in self._slots if s.job is None and len(s.tokens) < self.model.n_ctx
-                    ] if self._can_pad else []
-            pad = padded_rows(self.stats, len(gen), len(idle)) - len(gen)
-            self._decode(gen, prompt=False, dummies=idle[:pad])
+            self._generate(gen)
 
-    def _decode(self, parts: list[tuple[Slot, list[int]]], *, prompt: bool,
-                dummies: Sequence[Slot] = ()) -> None:
-        """One ``llama_decode`` of ``parts`` (slot, its next tokens), then one pick per sequence.
+    def _generate(self, gen: list[Slot]) -> None:
+        """One decode of every generating sequence's head and guesses, all rows with logits,
+        at least two (a lone head gets a pad row: ``drafting.padded``), plus idle slots'
+        dummy rows where measured cheaper (``padded_rows``); then each sequence's walk."""
+        b = self._rows
+        assert b is not None
+        t = time.perf_counter()
+        plain = self.governor.plain_step()
+        # Guesses that fit beside every head and pad (``floor_rows`` adds <= 2 per sequence).
+        room = self.n_batch - 3 * len(self._slots)
+        parts: list[tuple[Slot, int, list[int]]] = []
+        for slot in gen:
+            job = slot.job
+            assert job is not None and job.seq is not None and job.draft is not None
+            guesses = job.draft.guesses(job.seq, plain, room) if room > 0 else []
+            room -= len(guesses)
+            parts.append((slot, b.n, guesses))
+            for k, tok in enumerate([job.todo[0], *guesses]):
+                b.add(tok, len(slot.tokens) + k, slot.seq_id, True)
+        live = b.n
+        idle = [s for s in self._slots if s.job is None and len(s.tokens) < self.model.n_ctx
+                ] if self._can_pad else []
+        spare = min(len(idle), (self.n_batch - b.n - 2 * len(gen)) // 3)
+        dummies = idle[:(padded_rows(self.stats, b.n, 2 * spare) - b.n) // 2]
+        counts = [1 + len(g) for _, _, g in parts]
+        want = floor_rows(counts + [2] * len(dummies)) if self._can_pad else counts
+        for slot, k in zip(dummies, want[len(parts):]):  # rows with logits: ``floor_rows``
+            for pos in range(len(slot.tokens), len(slot.tokens) + k):
+                b.add(0, pos, slot.seq_id, True)
+        for (slot, _, g), have, target in zip(parts, counts, want):
+            assert slot.job is not None
+            for pos in range(len(slot.tokens) + have, len(slot.tokens) + target):
+                b.add(g[-1] if g else slot.job.todo[0], pos, slot.seq_id, True)
+        n = b.n
+        t0 = time.perf_counter()
+        ret = b.decode()
+        self.stats.count_generation(live, n - live, time.perf_counter() - t0)
+        for slot in dummies:
+            self._mem.seq_rm(slot.seq_id, len(slot.tokens))
+        for (slot, _, _), have, target in zip(parts, counts, want):
+            if target > have:
+                self._mem.seq_rm(slot.seq_id, len(slot.tokens) + have)
+        if ret != 0:
+            raise JudgeCallError(f"llama.cpp failed during batched generation (llama_decode "
+                                 f"returned {ret})")
+        t1 = time.perf_counter()
+        made = 0
+        for slot, first, guesses in parts:
+            made += self._verify(slot, first, guesses)
+        self.stats.step_seconds += time.perf_counter() - t1
+        self.governor.record(any(g for _, _, g in parts), made, time.perf_counter() - t)
 
-        ``dummies``: idle slots that each add one row whose result is not read,
-        when a larger decode costs less (``decode_plan.padded_rows``); the
-        row's KV entry is removed after the decode, so the slot's cache is as it was.
-        """
+    def _verify(self, slot: Slot, first: int, guesses: list[int]) -> int:
+        """Walk ``slot``'s rows (from ``first``); keep the accepted guesses; tokens kept."""
+        job = slot.job
+        assert job is not None and job.seq is not None and job.draft is not None
+        base = len(slot.tokens)
+        slot.tokens += [job.todo.pop(0), *guesses]
+        rows = self._rows
+        assert rows is not None
+        try:
+            kept, nxt = job.draft.verify(
+                job.seq, lambda r: rows.logits(first + r, self.model.n_vocab), guesses)
+        except Exception as e:  # noqa: BLE001 - this call's failure, not the batch's
+            self._fail(slot, e)
+            return 0
+        if kept < len(guesses):
+            self._table.rollback(slot, base + 1 + kept)
+        if nxt is None:
+            job.seq.free()
+            gen = job.seq.result(len(job.prompt), job.reused, job.t0)
+            gen.draft = job.draft.stats
+            self._finish(slot, gen)
+        else:
+            job.todo.append(nxt)
+        return 1 + kept
+
+    def _decode(self, parts: list[tuple[Slot, list[int]]]) -> None:
+        """One ``llama_decode`` of prompt chunks ``parts`` (slot, its next tokens); a prompt
+        whose last chunk this is gets its first pick."""
         b = self._rows
         assert b is not None
         rows: list[tuple[Slot, int, list[int]]] = []
@@ -265,23 +335,14 @@ class BatchEngine:
                 rows.append((slot, last, take))
             else:
                 rows.append((slot, -1, take))
-        live = b.n
-        if live == 0:
-            return
-        for slot in dummies:
-            b.add(0, len(slot.tokens), slot.seq_id, False)
         n = b.n
+        if n == 0:
+            return
         t0 = time.perf_counter()
         ret = b.decode()
-        took_s = time.perf_counter() - t0
-        for slot in dummies:
-            self._mem.seq_rm(slot.seq_id, len(slot.tokens))
         st = self.stats
-        if prompt:
-            st.prompt_decodes, st.prompt_tokens = st.prompt_decodes + 1, st.prompt_tokens + n
-            st.prompt_seconds += took_s
-        else:
-            st.count_generation(live, n - live, took_s)
+        st.prompt_decodes, st.prompt_tokens = st.prompt_decodes + 1, st.prompt_tokens + n
+        st.prompt_seconds += time.perf_counter() - t0
         if ret != 0:
             raise JudgeCallError(f"llama.cpp failed during batched generation (llama_decode "
                                  f"returned {ret})")
@@ -317,27 +378,6 @@ class BatchEngine:
                 self._finish(slot, job.seq.result(len(job.prompt), job.reused, job.t0))
             else:
                 job.todo.append(tok)
-
-    # -- seams for a draft-and-verify loop (decode thread only) ---------------------------
-    def decode_rows(self, slot: Slot, tokens: Sequence[int]) -> np.ndarray:
-        """Evaluate ``tokens`` after ``slot``'s cache in one decode; the logits of every row.
-
-        (len(tokens), n_vocab), a copy; the tokens are recorded in the slot.
-        """
-        b = self._rows
-        assert b is not None and 0 < len(tokens) <= self.n_batch
-        pos = len(slot.tokens)
-        rows = [b.add(tok, pos + k, slot.seq_id, True) for k, tok in enumerate(tokens)]
-        ret = b.decode()
-        if ret != 0:
-            raise JudgeCallError(f"llama.cpp failed during batched generation (llama_decode "
-                                 f"returned {ret})")
-        slot.tokens += list(tokens)
-        return np.stack([b.logits(r, self.model.n_vocab) for r in rows]).copy()
-
-    def rollback(self, slot: Slot, pos: int) -> None:
-        """Cut ``slot``'s KV cache back to its first ``pos`` tokens (all of it when it cannot)."""
-        self._table.rollback(slot, pos)
 
     def _finish(self, slot: Slot, value: Any) -> None:
         job = slot.job

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["EngineStats", "padded_rows", "MIN_SEEN", "MARGIN"]
+__all__ = ["EngineStats", "floor_rows", "padded_rows", "MIN_SEEN", "MARGIN"]
 
 #: A row count's mean cost is trusted once this many decodes of it were timed.
 MIN_SEEN = 4
@@ -95,3 +95,27 @@ def padded_rows(stats: EngineStats, live: int, spare: int) -> int:
         if cost is not None and cost < best_cost:
             best, best_cost = rows, cost
     return best
+
+
+
+def floor_rows(rows: list[int]) -> list[int]:
+    """Rows each sequence should have in a generation decode so that it never has one row
+    in a micro-batch.
+
+    ``rows``: the rows each sequence carries (all with logits). A row's
+    logits are bit-identical whatever the decode's width from two rows on,
+    not for one (``drafting.padded``). With one KV stream per sequence
+    llama.cpp splits a decode into micro-batches that take equally many rows
+    from every sequence still having rows (as many as the shortest has left),
+    and attention runs per sequence over those rows. So every sequence needs
+    at least two rows, and the row counts, sorted, must step by two or more
+    (or not at all): the extra rows are pad rows, removed from the cache after.
+    """
+    out = list(rows)
+    level = 0
+    for i in sorted(range(len(rows)), key=rows.__getitem__):
+        t = max(rows[i], 2, level)
+        if t - level == 1:
+            t += 1
+        out[i] = level = t
+    return out

@@ -12,9 +12,10 @@ reader never ask which one they have:
   probabilities), passed back rather than left in shared state;
 - ``exclusive``, ``interrupt``, ``resume``, ``close`` and ``counters``.
 
-``SequentialDecoder`` also has the two seams a draft-and-verify loop needs:
-``decode_rows`` (k tokens in one ``llama_decode``, the logits of each) and
-``truncate`` (roll the KV cache back to a position).
+Generation decodes are at least two rows wide in both decoders and may carry
+prompt-lookup guesses (``drafting``): ``SequentialDecoder.decode_rows`` (k
+tokens in one ``llama_decode``, the logits of each) and a KV rollback past the
+first refused guess.
 """
 
 from __future__ import annotations
@@ -27,8 +28,10 @@ import numpy as np
 
 from localeval.errors import JudgeCallError
 from localeval.judge.llama import compat
+from localeval.judge.llama.drafting import SequenceDraft, padded
+from localeval.judge.llama.lookup import DraftGovernor
 from localeval.judge.llama.model import ModelHandle
-from localeval.judge.llama.sampler import Generation, Sampler
+from localeval.judge.llama.sampler import Decoding, Generation, Sampler
 
 __all__ = ["Decoder", "SequentialDecoder"]
 
@@ -61,11 +64,16 @@ class SequentialDecoder:
     sampler's scratch buffers and the KV cache serve one call at a time.
     """
 
-    def __init__(self, model: ModelHandle, sampler: Sampler, lock: threading.RLock) -> None:
+    def __init__(self, model: ModelHandle, sampler: Sampler, lock: threading.RLock,
+                 governor: DraftGovernor | None = None) -> None:
         self.model = model
         self.sampler = sampler
         self.lock = lock
         self.llm = model.llm
+        #: whether generation drafts (``lookup.DraftGovernor``; default: never)
+        self.governor = governor or DraftGovernor("none")
+        # A pad row is removed after its decode: not possible in a recurrent state.
+        self.can_pad = not compat.is_recurrent(self.llm)
 
     def counters(self) -> dict[str, Any] | None:
         """None: one call at a time has no batch counters."""
@@ -127,20 +135,43 @@ class SequentialDecoder:
             t0 = time.perf_counter()
             reused = self.eval_to(prompt)
             seq = self.sampler.start(gbnf, max_tokens, temperature, seed)
+            draft = SequenceDraft(prompt, self.governor)
             try:
-                while not seq.done:
-                    tok = seq.step(self.last_logits())
-                    if tok is None:
-                        break
-                    try:
-                        self.llm.eval([tok])
-                    except RuntimeError as e:
-                        self.llm.reset()
-                        raise JudgeCallError(f"llama.cpp failed during generation ({e})"
-                                             ) from None
+                head = None if seq.done else seq.step(self.last_logits())
+                if self.can_pad:
+                    self._drafted(seq, draft, head)
+                else:
+                    self._one_by_one(seq, head)
             finally:
                 seq.free()
-            return seq.result(len(prompt), reused, t0)
+            gen = seq.result(len(prompt), reused, t0)
+            gen.draft = draft.stats
+            return gen
+
+    def _drafted(self, seq: Decoding, draft: SequenceDraft, head: int | None) -> None:
+        """The generation loop: each head with its guesses (or a pad row) in one decode."""
+        gov = self.governor
+        while head is not None:
+            t = time.perf_counter()
+            guesses = draft.guesses(seq, gov.plain_step())
+            base = len(compat.cached_tokens(self.llm))
+            logits = self.decode_rows(padded(head, guesses))
+            kept, head = draft.verify(seq, logits.__getitem__, guesses)
+            # Drop the pad row or the refused guesses (and the last pick, not yet evaluated).
+            if not compat.kv_truncate(self.llm, base + 1 + kept):
+                self.llm.reset()
+                raise JudgeCallError("llama.cpp could not roll back drafted tokens")
+            gov.record(bool(guesses), 1 + kept, time.perf_counter() - t)
+
+    def _one_by_one(self, seq: Decoding, head: int | None) -> None:
+        """One-row decodes: for recurrent models, which cannot drop a pad row."""
+        while head is not None:
+            try:
+                self.llm.eval([head])
+            except RuntimeError as e:
+                self.llm.reset()
+                raise JudgeCallError(f"llama.cpp failed during generation ({e})") from None
+            head = seq.step(self.last_logits())
 
     def exclusive(self, fn: Callable[[], T]) -> T:
         """``fn()`` under the lock; the cached prefix is forgotten after it."""

@@ -44,6 +44,10 @@ class GrammarFilter:
             base = self._parsed[gbnf] = self.grammar.parse(gbnf)
         return self.grammar.clone(base)
 
+    def clone(self, g: Any) -> Any:
+        """A copy of grammar state ``g`` (to try tokens on); the caller frees it."""
+        return self.grammar.clone(g)
+
     def accept(self, g: Any, tok: int) -> None:
         """Advance grammar state ``g`` past ``tok``."""
         self.grammar.accept(g, tok)

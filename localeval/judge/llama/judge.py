@@ -30,6 +30,7 @@ from localeval.judge.llama.batch import BatchEngine
 from localeval.judge.llama.chat import ChatTemplate, header_overrides
 from localeval.judge.llama.cpu import available_cores
 from localeval.judge.llama.decoder import Decoder, SequentialDecoder
+from localeval.judge.llama.lookup import DRAFT_MODES, DraftGovernor
 from localeval.judge.llama.model import ModelHandle
 from localeval.judge.llama.sampler import Generation, Sampler
 from localeval.judge.llama.verdict import VerdictReader
@@ -43,7 +44,7 @@ __all__ = ["LlamaJudge", "DEFAULT_MAX_CTX", "GENERATION_VERSION"]
 #: judge prompts rarely need more than a few thousand tokens.
 DEFAULT_MAX_CTX = 8192
 #: Bumped when a change here can change outputs for the same model and request.
-GENERATION_VERSION = "1"
+GENERATION_VERSION = "2"  # 2: every generation decode is at least two rows (drafting)
 #: Sequences one llama.cpp context decodes together (``LLAMA_MAX_SEQ`` in the bundled
 #: llama.cpp's src/llama-cparams.h; above it the context cannot be created).
 MAX_SEQUENCES = 256
@@ -76,6 +77,14 @@ class LlamaJudge:
     gets its own KV stream of ``n_ctx`` tokens, so the KV cache is N times
     larger; outputs are those of sequential decoding (same fingerprint).
 
+    ``draft`` is prompt-lookup drafting (``drafting``, ``lookup``): "lookup"
+    guesses the next tokens from the prompt and the output so far and keeps
+    those the model agrees to, "none" never guesses, "auto" (the default)
+    guesses while the decode times measured on this judge say it pays
+    (``lookup.DraftGovernor``). Outputs are the same in every mode (every
+    generation decode is at least two rows wide), so the fingerprint does not
+    name it.
+
     Parts, each built here and handed what it uses: ``model`` (the loaded
     ``Llama`` and its vocabulary), ``sampler``, ``chat``, ``decoder`` (a
     ``SequentialDecoder`` or, for ``parallel`` > 1, a ``BatchEngine``) and
@@ -89,8 +98,13 @@ class LlamaJudge:
                  max_tokens: int | None = None, tokens_per_char: int = TOKENS_PER_CHAR,
                  grammar_mode: str = "check-first", n_threads_batch: int | None = None,
                  extra_buffers: bool | None = None,
-                 logit_bias: dict[int, float] | None = None, parallel: int = 1) -> None:
+                 logit_bias: dict[int, float] | None = None, parallel: int = 1,
+                 draft: str = "auto") -> None:
         self.path = Path(model_path)
+        if draft not in DRAFT_MODES:
+            raise UsageError(f"--draft must be one of {', '.join(DRAFT_MODES)}, not {draft!r}")
+        #: whether generation drafts by prompt lookup; one per judge (it learns the speed)
+        self.drafting = DraftGovernor(draft)
         self.meta = read_gguf_metadata(self.path)  # ModelError before llama.cpp sees it
         self.name = self.path.name
         self.seed = int(seed)
@@ -141,8 +155,9 @@ class LlamaJudge:
         self.model_sha256 = file_sha256(self.path, hash_memo_path())
         self.fingerprint = self._fingerprint()
         self.decoder: Decoder = (
-            BatchEngine(self.model, self.sampler, self.parallel, n_batch) if self.parallel > 1
-            else SequentialDecoder(self.model, self.sampler, self._lock))
+            BatchEngine(self.model, self.sampler, self.parallel, n_batch, self.drafting)
+            if self.parallel > 1
+            else SequentialDecoder(self.model, self.sampler, self._lock, self.drafting))
         self.verdicts = VerdictReader(self.model, self.decoder)
 
     # -- what tests, benchmarks and the run read -------------------------------------------
@@ -284,6 +299,9 @@ class LlamaJudge:
             usage.prompt_tokens += gen.prompt_tokens
             usage.reused_tokens += gen.reused_tokens
             usage.generated_tokens += len(gen.tokens)
+            usage.drafted_tokens += gen.draft.drafted
+            usage.accepted_tokens += gen.draft.accepted
+            usage.decode_steps += gen.draft.decode_steps
             if gen.stop == "eos" or is_json(gen.raw):
                 break
             if attempt == 0 and budget < room:

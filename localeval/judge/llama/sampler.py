@@ -23,12 +23,13 @@ give the same token. The decoders own the model calls; nothing here decodes.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from localeval.judge.llama.grammar_filter import GrammarFilter
+from localeval.judge.llama.lookup import DraftStats
 from localeval.judge.llama.model import ModelHandle
 from localeval.judge.llama.utf8 import Utf8Prefix, utf8_step
 from localeval.judge.parse import invalid_output
@@ -50,6 +51,8 @@ class Generation:
     seconds: float = 0.0
     #: Picks that needed the filtered (slow) path: the first choice was not allowed.
     grammar_rejections: int = 0
+    #: Guesses drafted and kept, and generation decodes (``drafting``).
+    draft: DraftStats = field(default_factory=DraftStats)
 
 
 class Sampler:
@@ -216,6 +219,39 @@ class Decoding:
         """Whether ``tok`` may come next (grammar, UTF-8, not EOG); nothing is committed."""
         s = self.sampler
         return not s.eog[tok] and s.valid(self.grammar, tok, 0.0, self.utf8)
+
+    def admitted(self, guesses: list[int]) -> list[int]:
+        """The longest prefix of ``guesses`` that could follow the output; nothing committed.
+
+        A draft is cut at the first token the grammar, the UTF-8 check or a
+        NUL refuses, or an end-of-generation token (on a clone of the grammar
+        state), so that a verification decode carries no row that could never
+        be kept. The cut only saves rows: ``step`` alone decides what is kept.
+        """
+        s = self.sampler
+        state = self.utf8.state
+        grammar = None
+        kept: list[int] = []
+        try:
+            for tok in guesses:
+                piece = s.piece(tok)
+                if s.eog[tok] or not piece or b"\x00" in piece:
+                    break
+                nxt = utf8_step(state, piece)
+                if nxt is None:
+                    break
+                if self.grammar is not None:
+                    if grammar is None:
+                        grammar = s.filter.clone(self.grammar)
+                    if not s.filter.accepts(grammar, tok, 0.0):
+                        break
+                    s.filter.accept(grammar, tok)
+                state = nxt
+                kept.append(tok)
+        finally:
+            if grammar is not None:
+                s.filter.free(grammar)
+        return kept
 
     def step(self, logits: np.ndarray) -> int | None:
         """Pick the next token from ``logits``: the token to evaluate next, or None when done."""

@@ -19,6 +19,7 @@ import numpy as np
 
 from localeval.judge.llama.compat import Memory
 from localeval.judge.llama.decode_plan import EngineStats
+from localeval.judge.llama.drafting import SequenceDraft
 from localeval.judge.llama.sampler import Decoding
 
 __all__ = ["FORK_MIN", "Job", "Slot", "SlotTable", "common_prefix", "should_wait"]
@@ -51,6 +52,7 @@ class Job:
     reused: int = 0
     todo: list[int] = field(default_factory=list)  # tokens still to evaluate
     seq: Decoding | None = None
+    draft: SequenceDraft | None = None  # its prompt-lookup drafter (generation only)
     owner: int = field(default_factory=threading.get_ident)
     generating: bool = False  # the prompt is in the cache; ``todo`` is the next token
 
