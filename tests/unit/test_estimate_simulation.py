@@ -176,9 +176,10 @@ def test_a_useless_judge_costs_almost_nothing(n: int, graded: bool) -> None:
     assert np.mean(hw / hw_labels) <= 1.05
 
 
-@pytest.mark.parametrize("n", [50, 100, 200, 500])
+@pytest.mark.parametrize("n", [30, 40, 50, 100, 200, 500])
 def test_a_judge_correlating_0_8_narrows_the_interval_by_a_quarter(n: int) -> None:
-    # the binary judge's correlation with binary labels is its quality (balanced errors)
+    # the binary judge's correlation with binary labels is its quality (balanced errors);
+    # at 20 labels the pseudo-rows' share (3.84 of 23.84) leaves 0.77 (docs/calibrated-estimates.md)
     _, hw, hw_labels = _simulate(np.random.default_rng(6 + n), n, 20 * n, 0.8, False)
     assert np.mean(hw / hw_labels) <= 0.75
 
