@@ -377,7 +377,11 @@ def test_stale_lock_of_a_dead_run_is_taken_over_and_said(tmp_path):
 
 
 # -- SIGTERM is handled as SIGINT ----------------------------------------------------
-_DRIVER = ("import json, os, sys, localeval; "
+# A child started from a background job inherits SIGINT ignored (CI runners, `cmd &` in a
+# script), and Python then installs no KeyboardInterrupt handler: the driver restores it,
+# as an interactive terminal would have it.
+_DRIVER = ("import json, os, signal, sys, localeval; "
+           "signal.signal(signal.SIGINT, signal.default_int_handler); "
            "localeval.configure(logit_bias={int(k): v for k, v in "
            "json.loads(os.environ['TEST_BIAS']).items()}); "
            "from localeval.cli.app import main; sys.exit(main(sys.argv[1:]))")
