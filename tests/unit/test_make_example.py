@@ -26,7 +26,8 @@ ROOT = Path(__file__).resolve().parents[2]
 #: The run step's budget on 2 cores: three minutes.
 BUDGET_S = 180.0
 
-pytestmark = pytest.mark.example_timing
+# It runs the demo judge in a child: a model test and a slow one (out of the fast lane).
+pytestmark = [pytest.mark.example_timing, pytest.mark.model, pytest.mark.slow]
 
 
 def _run_step(clone: Path) -> list[str]:
