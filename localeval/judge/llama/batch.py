@@ -310,9 +310,7 @@ class BatchEngine:
             self._table.rollback(slot, base + 1 + kept)
         if nxt is None:
             job.seq.free()
-            gen = job.seq.result(len(job.prompt), job.reused, job.t0)
-            gen.draft = job.draft.stats
-            self._finish(slot, gen)
+            self._finish(slot, job.seq.result(len(job.prompt), job.reused, job.t0, job.draft.stats))
         else:
             job.todo.append(nxt)
         return 1 + kept
@@ -367,7 +365,7 @@ class BatchEngine:
             if job.logits_only:
                 self._finish(slot, (logits.copy(), job.reused))
                 continue
-            assert job.seq is not None
+            assert job.seq is not None and job.draft is not None
             try:
                 tok = job.seq.step(logits)
             except Exception as e:  # noqa: BLE001 - this call's failure, not the batch's
@@ -375,7 +373,8 @@ class BatchEngine:
                 continue
             if tok is None:
                 job.seq.free()
-                self._finish(slot, job.seq.result(len(job.prompt), job.reused, job.t0))
+                self._finish(slot, job.seq.result(len(job.prompt), job.reused, job.t0,
+                                                  job.draft.stats))
             else:
                 job.todo.append(tok)
 

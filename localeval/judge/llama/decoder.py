@@ -144,9 +144,7 @@ class SequentialDecoder:
                     self._one_by_one(seq, head)
             finally:
                 seq.free()
-            gen = seq.result(len(prompt), reused, t0)
-            gen.draft = draft.stats
-            return gen
+            return seq.result(len(prompt), reused, t0, draft.stats)
 
     def _drafted(self, seq: Decoding, draft: SequenceDraft, head: int | None) -> None:
         """The generation loop: each head with its guesses (or a pad row) in one decode."""

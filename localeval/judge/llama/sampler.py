@@ -229,24 +229,17 @@ class Decoding:
         be kept. The cut only saves rows: ``step`` alone decides what is kept.
         """
         s = self.sampler
-        state = self.utf8.state
-        grammar = None
+        utf8 = Utf8Prefix()
+        utf8.state = self.utf8.state
+        grammar = s.filter.clone(self.grammar) if self.grammar is not None and guesses else None
         kept: list[int] = []
         try:
             for tok in guesses:
-                piece = s.piece(tok)
-                if s.eog[tok] or not piece or b"\x00" in piece:
+                if s.eog[tok] or not s.valid(grammar, tok, 0.0, utf8):
                     break
-                nxt = utf8_step(state, piece)
-                if nxt is None:
-                    break
-                if self.grammar is not None:
-                    if grammar is None:
-                        grammar = s.filter.clone(self.grammar)
-                    if not s.filter.accepts(grammar, tok, 0.0):
-                        break
+                if grammar is not None:
                     s.filter.accept(grammar, tok)
-                state = nxt
+                utf8.push(s.piece(tok))
                 kept.append(tok)
         finally:
             if grammar is not None:
@@ -278,9 +271,12 @@ class Decoding:
             self.sampler.filter.free(self.grammar)
             self.grammar = None
 
-    def result(self, prompt_tokens: int, reused: int, t0: float) -> Generation:
+    def result(self, prompt_tokens: int, reused: int, t0: float,
+               draft: DraftStats | None = None) -> Generation:
+        """The finished generation; ``draft``: its drafting counters (none: no decode drafted)."""
         raw = b"".join(self.pieces)
         return Generation(text=raw.decode("utf-8", errors="replace"), raw=raw,
                           tokens=self.tokens, pieces=self.pieces, stop=self.stop,
                           prompt_tokens=prompt_tokens, reused_tokens=reused,
-                          seconds=time.perf_counter() - t0, grammar_rejections=self.rejections)
+                          seconds=time.perf_counter() - t0, grammar_rejections=self.rejections,
+                          draft=draft or DraftStats())
