@@ -133,11 +133,19 @@ def ppi_from_moments(m: Moments, *, lam: Any = None, level: float = 0.95
     else:
         lam_arr = np.asarray(lam, dtype=float)
     point = lam_arr * m.mean_fu + m.mean_y - lam_arr * m.mean_fl
-    var_rect = m.var_y + lam_arr ** 2 * m.var_fl - 2 * lam_arr * m.cov_yf
+    return point, np.sqrt(_residual_var(m, lam_arr) / n + _judge_var(m, lam_arr)), lam_arr
+
+
+def _residual_var(m: Moments, lam: np.ndarray) -> np.ndarray:
+    """The labelled rows' variance of the residual Y - lam f (ddof 0, at least 0)."""
+    return np.maximum(m.var_y + lam ** 2 * m.var_fl - 2 * lam * m.cov_yf, 0.0)
+
+
+def _judge_var(m: Moments, lam: np.ndarray) -> np.ndarray:
+    """The unlabelled judge mean's share of the estimate's variance: lam^2 var(f) / N_u."""
+    nu = np.asarray(m.n_u, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        var = np.maximum(var_rect, 0.0) / n + np.where(
-            lam_arr > 0, lam_arr ** 2 * m.var_fu / np.maximum(nu, 1), 0.0)
-    return point, np.sqrt(var), lam_arr
+        return np.where(lam > 0, lam ** 2 * m.var_fu / np.maximum(nu, 1), 0.0)
 
 
 def prior_rows(level: float = 0.95) -> float:
@@ -197,16 +205,14 @@ def pseudo_from_moments(m: Moments, *, binary: Any = False, level: float = 0.95,
     lam near 0, gives the labels-only interval, not a wider one.
     """
     point, _, lam = ppi_from_moments(m, lam=lam)
-    n, nu = np.asarray(m.n, dtype=float), np.asarray(m.n_u, dtype=float)
+    n = np.asarray(m.n, dtype=float)
     k = prior_rows(level)
-    var_rect = np.maximum(m.var_y + lam ** 2 * m.var_fl - 2 * lam * m.cov_yf, 0.0)
     binary = np.asarray(binary, dtype=bool)
     pseudo_y = np.where(binary, 0.25, m.var_y)
     shift = np.where(binary, n * k / (n + k) * (np.asarray(m.mean_y) - 0.5) ** 2, 0.0)
-    var_r = (n * var_rect + k * (pseudo_y + lam ** 2 * m.var_fl) + shift) / (n - 1 + k)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        var = var_r / n + np.where(lam > 0, lam ** 2 * m.var_fu / np.maximum(nu, 1), 0.0)
-    return point, np.sqrt(var), lam
+    var_r = (n * _residual_var(m, lam) + k * (pseudo_y + lam ** 2 * m.var_fl) + shift
+             ) / (n - 1 + k)
+    return point, np.sqrt(var_r / n + _judge_var(m, lam)), lam
 
 
 def is_binary(labels: ArrayLike) -> bool:
