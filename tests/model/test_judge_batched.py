@@ -209,7 +209,8 @@ def test_calls_arriving_together_evaluate_their_shared_prefix_once(tiny_gguf):
         suffixes = sum(len(p) - shared for p in prompts)
         # Without waiting for the first prompt, each call evaluates the prefix: ~4 x 300.
         assert evaluated <= shared + suffixes + 4, (evaluated, shared, suffixes)
-        assert sum(g.reused_tokens >= shared - 1 for g in gens) == 3
+        # (a prompt that is all prefix still evaluates its last two tokens: decode_plan.reusable)
+        assert sum(g.reused_tokens >= shared - 2 for g in gens) == 3
         st = j.batch_stats
         # The engine's own accounting agrees with the calls': every prompt token it
         # decoded is one a call evaluated; the three later calls copied the prefix (whether a

@@ -138,10 +138,77 @@ def test_rollback_leaves_prefix_reuse_exact(tiny_gguf):
             prompt = j.prompt_tokens(request(0, 6).messages)
             gen = j.generate(prompt, schema_to_gbnf(Statements), 40)
             logits, reused = j.decoder.logits_after(prompt + gen.tokens[:30])
-            assert reused == len(prompt) + 29
+            assert reused == len(prompt) + 28  # all but the last two: a two-row decode
             out[mode] = (gen.tokens, gen.draft, logits.copy())
         finally:
             j.close()
     assert out["none"][0] == out["lookup"][0]
     assert out["lookup"][1].drafted > out["lookup"][1].accepted  # some were rolled back
     assert (out["none"][2] == out["lookup"][2]).all()
+
+
+# --- the bundled example, end to end ------------------------------------------------------
+
+#: Judge metrics without embeddings; verdict probabilities read where ``--verdicts soft`` reads.
+EXAMPLE_METRICS = ["faithfulness", "context_precision", "context_recall",
+                   "context_entity_recall", "noise_sensitivity", "nv_context_relevance",
+                   "nv_answer_accuracy"]
+
+
+class Recording:
+    """Forwards to a judge and keeps every reply (the run signature names the real model)."""
+
+    def __init__(self, inner) -> None:
+        self.inner = inner
+        self.replies: dict[str, object] = {}
+
+    def __getattr__(self, item: str):
+        return getattr(self.inner, item)
+
+    def ask(self, request):
+        reply = self.inner.ask(request)
+        self.replies[repr((request.step, request.messages, request.seed))] = reply
+        return reply
+
+
+def example_run(path, draft: str, parallel: int, limit: int, **kw):
+    """Scores and replies of the first ``limit`` example samples, soft verdicts, no cache."""
+    from localeval import evaluate
+    from localeval.cli.example import example_path
+
+    judge = Recording(LlamaJudge(path, n_threads=2, draft=draft, parallel=parallel, **kw))
+    try:
+        res = evaluate(str(example_path()), EXAMPLE_METRICS, judge=judge, cache=False, seed=0,
+                       verdicts="soft", progress=False, judge_check=False, limit=limit,
+                       on_warning=lambda m: None)
+        return [r["scores"] for r in res.records()], judge.replies
+    finally:
+        judge.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("parallel", [1, 4])
+@pytest.mark.parametrize("model", ["tiny", "demo"])
+def test_bundled_example_same_with_and_without_drafting(model, parallel, request):
+    """Every reply, verdict probability and score of the bundled example's first samples is
+    the same with drafting as without (probabilities and the scores made of them within
+    1e-6), on the random-weight and the real judge, sequential and batched."""
+    if model == "tiny":
+        path, kw, limit = request.getfixturevalue("tiny_gguf"), {
+            "logit_bias": request.getfixturevalue("bias")}, 3
+    else:
+        path, kw, limit = request.getfixturevalue("smollm2"), {}, 1
+    scores_none, none = example_run(path, "none", parallel, limit, **kw)
+    scores_lookup, drafted = example_run(path, "lookup", parallel, limit, **kw)
+    assert none.keys() == drafted.keys() and len(none) >= 6 * limit
+    keys = sorted(none)
+    same([none[k] for k in keys], [drafted[k] for k in keys])
+    # Soft scores are made of verdict probabilities: equal within the same tolerance.
+    for a, b in zip(scores_none, scores_lookup, strict=True):
+        assert a.keys() == b.keys()
+        assert all((a[k] is None) == (b[k] is None) for k in a)
+        assert {k: b[k] for k in b if b[k] is not None} == pytest.approx(
+            {k: a[k] for k in a if a[k] is not None}, abs=PROB_TOL)
+    assert any(r.probs for r in none.values())  # the soft verdicts were read
+    assert sum(r.usage.decode_steps for r in drafted.values()) < sum(
+        r.usage.decode_steps for r in none.values())

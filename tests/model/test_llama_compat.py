@@ -89,7 +89,7 @@ def test_sequential_decoder_evaluates_k_tokens_in_one_decode_and_rolls_back(tiny
         np.testing.assert_allclose(rows, want, atol=1e-4)
         dec.truncate(len(prompt) + 1)  # type: ignore[attr-defined]
         again, reused = dec.logits_after(prompt + gen.tokens[:2])
-        assert reused == len(prompt) + 1  # cut back to there, not emptied
+        assert reused == len(prompt)  # cut back to there (less the last two), not emptied
         np.testing.assert_allclose(again, want[1], atol=1e-4)
     finally:
         j.close()

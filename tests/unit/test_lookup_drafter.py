@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 from scipy.stats import chisquare
 
-from localeval.judge.llama.lookup import DraftGovernor, DraftStats, NgramDrafter, accept_draft, verify_drafts
+from localeval.judge.llama.lookup import (DraftGovernor, DraftStats, NgramDrafter, OutputMemory,
+                                         accept_draft, verify_drafts)
 
 
 def test_drafts_what_followed_the_last_ngram():
@@ -158,19 +159,61 @@ def test_a_drafted_sequence_has_the_target_joint_distribution():
 # --- the automatic choice ------------------------------------------------------------------
 
 def test_governor_modes_and_the_measured_choice():
-    assert not DraftGovernor("none").enabled
-    assert DraftGovernor("lookup").enabled and not DraftGovernor("lookup").plain_step()
+    none = DraftGovernor("none")
+    assert not none.enabled and none.step_limit() == 0 and none.memory is None
+    assert DraftGovernor("lookup").enabled and DraftGovernor("lookup").step_limit() is None
     with pytest.raises(ValueError):
         DraftGovernor("sometimes")
     slow = DraftGovernor("auto", probe_steps=8, probe_every=2)
     assert slow.enabled and slow.decided is None
-    for i in range(8):  # drafted steps cost 3x a plain one and give 1.5 tokens: off
-        plain = slow.plain_step()
-        slow.record(not plain, 1 if plain else 2 - i % 2, 1.0 if plain else 3.0)
-    assert slow.decided is False and not slow.enabled
+    for i in range(8):  # many guesses cost 3x a one-guess step and give 1.5 tokens: off
+        many = slow.step_limit() is None
+        slow.record(many, 2 - i % 2 if many else 1, 3.0 if many else 1.0)
+    # Turned off, a step still carries the guess that rides free in the pad row.
+    assert slow.decided is False and slow.enabled and slow.step_limit() == 1
     fast = DraftGovernor("auto", probe_steps=8, probe_every=2)
-    for _ in range(8):  # drafted steps give 4 tokens for 1.2x the time: on
-        plain = fast.plain_step()
-        fast.record(not plain, 1 if plain else 4, 1.0 if plain else 1.2)
-    assert fast.decided is True and fast.enabled
+    limits = []
+    for _ in range(8):  # many guesses give 4 tokens for 1.2x the time: on
+        limits.append(fast.step_limit())
+        fast.record(limits[-1] is None, 4 if limits[-1] is None else 1,
+                    1.2 if limits[-1] is None else 1.0)
+    assert limits.count(1) == 4 and limits.count(None) == 4  # probing alternates
+    assert fast.decided is True and fast.step_limit() is None
     assert fast.to_dict()["drafting"] is True
+
+
+# --- the judge's memory of its outputs ------------------------------------------------------
+
+def test_output_memory_guesses_what_followed_in_earlier_outputs():
+    mem = OutputMemory()
+    assert mem.guess([1, 2, 3], 4) == []
+    mem.remember([10, 11, 12, 13, 14])
+    mem.remember([20, 11, 12, 30])
+    # The longest match wins (3-gram 10 11 12 -> 13), then the most recent shorter one.
+    assert mem.guess([5, 10, 11, 12], 2) == [13, 14]
+    assert mem.guess([7, 11, 12], 3) == [30]
+    assert mem.guess([99], 3) == []
+    assert mem.guess([10, 11, 12], 0) == []
+
+
+def test_output_memory_stays_bounded_and_keeps_the_newest():
+    mem = OutputMemory(keep=100)
+    for i in range(60):
+        mem.remember([1000 + i, 1, 2, 3, 4])
+    assert len(mem) <= 100
+    assert mem.guess([1059], 2) == [1, 2]  # newest kept
+    assert mem.guess([1000], 2) == []  # oldest dropped
+
+
+# --- prompts end in a decode of two rows or more ---------------------------------------------
+
+def test_prompt_suffix_is_never_one_row():
+    from localeval.judge.llama.decode_plan import prompt_chunks, reusable
+
+    assert reusable(100, 100) == 98 and reusable(40, 100) == 40 and reusable(0, 1) == 0
+    for n in range(1, 1200):
+        for n_batch in (3, 8, 512):  # (n_batch 2 cannot split 3 tokens without a one-row decode)
+            sizes = prompt_chunks(n, n_batch)
+            assert sum(sizes) == n and max(sizes) <= n_batch
+            assert n == 1 or min(sizes) >= 2, (n, n_batch, sizes)
+    assert prompt_chunks(513, 512) == [511, 2] and prompt_chunks(1024, 512) == [512, 512]

@@ -41,7 +41,7 @@ import numpy as np
 
 from localeval.errors import JudgeCallError
 from localeval.judge.llama import compat
-from localeval.judge.llama.decode_plan import EngineStats, floor_rows, padded_rows
+from localeval.judge.llama.decode_plan import EngineStats, floor_rows, padded_rows, prompt_chunks
 from localeval.judge.llama.drafting import SequenceDraft
 from localeval.judge.llama.lookup import DraftGovernor
 from localeval.judge.llama.model import ModelHandle
@@ -235,7 +235,8 @@ class BatchEngine:
         for slot in sorted(self._live(), key=lambda s: s.last_used):
             # Checked here, not when listing: an earlier decode may have failed this slot.
             if slot.job is not None and not slot.job.generating:
-                self._decode([(slot, slot.job.todo[: self.n_batch])])
+                todo = slot.job.todo
+                self._decode([(slot, todo[: prompt_chunks(len(todo), self.n_batch)[0]])])
         gen = [s for s in self._live() if s.job is not None and s.job.generating]
         if gen:
             self._generate(gen)
@@ -247,14 +248,14 @@ class BatchEngine:
         b = self._rows
         assert b is not None
         t = time.perf_counter()
-        plain = self.governor.plain_step()
+        limit = self.governor.step_limit()
         # Guesses that fit beside every head and pad (``floor_rows`` adds <= 2 per sequence).
         room = self.n_batch - 3 * len(self._slots)
         parts: list[tuple[Slot, int, list[int]]] = []
         for slot in gen:
             job = slot.job
             assert job is not None and job.seq is not None and job.draft is not None
-            guesses = job.draft.guesses(job.seq, plain, room) if room > 0 else []
+            guesses = job.draft.guesses(job.seq, room if limit is None else min(room, limit))
             room -= len(guesses)
             parts.append((slot, b.n, guesses))
             for k, tok in enumerate([job.todo[0], *guesses]):
@@ -290,7 +291,7 @@ class BatchEngine:
         for slot, first, guesses in parts:
             made += self._verify(slot, first, guesses)
         self.stats.step_seconds += time.perf_counter() - t1
-        self.governor.record(any(g for _, _, g in parts), made, time.perf_counter() - t)
+        self.governor.record(limit is None, made, time.perf_counter() - t)
 
     def _verify(self, slot: Slot, first: int, guesses: list[int]) -> int:
         """Walk ``slot``'s rows (from ``first``); keep the accepted guesses; tokens kept."""

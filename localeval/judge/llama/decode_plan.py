@@ -23,8 +23,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["EngineStats", "floor_rows", "padded_rows", "MIN_SEEN", "MARGIN"]
+__all__ = ["EngineStats", "floor_rows", "padded_rows", "prompt_chunks", "reusable", "MIN_SEEN",
+           "MARGIN", "MIN_SUFFIX"]
 
+#: Prompt tokens evaluated however much of the prompt is cached, so that the decode whose
+#: logits are read has two rows at least (``reusable``).
+MIN_SUFFIX = 2
 #: A row count's mean cost is trusted once this many decodes of it were timed.
 MIN_SEEN = 4
 #: Pad only when the larger decode is expected to cost at most this share of the smaller.
@@ -119,3 +123,31 @@ def floor_rows(rows: list[int]) -> list[int]:
             t += 1
         out[i] = level = t
     return out
+
+
+def reusable(cached: int, prompt_len: int) -> int:
+    """How many of the ``cached`` common-prefix tokens a prompt may take from the KV cache.
+
+    All but the last ``MIN_SUFFIX``: the logits after a prompt (its first
+    pick, a verdict probability) then always come from a decode of two rows
+    or more. A one-row decode runs other llama.cpp kernels, whose float32
+    results differ in the last bits (``drafting.padded``), so without this
+    rule the same prompt read after a different call (one more token cached)
+    could get other logits: results would depend on the order of the calls.
+    """
+    return max(0, min(cached, prompt_len - MIN_SUFFIX))
+
+
+def prompt_chunks(n: int, n_batch: int) -> list[int]:
+    """Sizes of the decodes that evaluate ``n`` prompt tokens: ``n_batch`` at most each,
+    and none of one row (a suffix of ``n_batch`` + 1 is cut ``n_batch`` - 1, 2), for the
+    reason in ``reusable``. A one-token prompt is the one exception."""
+    sizes: list[int] = []
+    while n > 0:
+        take = min(n, n_batch)
+        if n - take == 1 and take > 2:
+            take -= 1
+        sizes.append(take)
+        n -= take
+    return sizes
+

@@ -28,6 +28,7 @@ import numpy as np
 
 from localeval.errors import JudgeCallError
 from localeval.judge.llama import compat
+from localeval.judge.llama.decode_plan import prompt_chunks, reusable
 from localeval.judge.llama.drafting import SequenceDraft, padded
 from localeval.judge.llama.lookup import DraftGovernor
 from localeval.judge.llama.model import ModelHandle
@@ -70,6 +71,7 @@ class SequentialDecoder:
         self.sampler = sampler
         self.lock = lock
         self.llm = model.llm
+        self.n_batch = int(self.llm.n_batch)
         #: whether generation drafts (``lookup.DraftGovernor``; default: never)
         self.governor = governor or DraftGovernor("none")
         # A pad row is removed after its decode: not possible in a recurrent state.
@@ -82,22 +84,27 @@ class SequentialDecoder:
     def eval_to(self, tokens: Sequence[int]) -> int:
         """Make the KV cache hold ``tokens`` with logits for the last; return reused count.
 
-        The longest common prefix with what is cached is kept (at most all but
-        the last token, whose logits are needed); the rest is evaluated.
+        The longest common prefix with what is cached is kept, but never the
+        last two tokens, and the rest is evaluated in decodes of two rows or
+        more (``decode_plan.reusable``, ``prompt_chunks``), so the logits do
+        not depend on what an earlier call left in the cache.
         """
         llm = self.llm
         cached = compat.cached_tokens(llm)
-        n = len(cached)
-        m = min(n, len(tokens) - 1)
+        m = min(len(cached), len(tokens))
         lcp = 0
         if m > 0:
             diff = np.flatnonzero(cached[:m] != np.asarray(tokens[:m], dtype=np.intc))
             lcp = int(diff[0]) if diff.size else m
+        lcp = reusable(lcp, len(tokens))
         if not compat.kv_truncate(llm, lcp):
             llm.reset()  # recurrent models cannot drop a suffix
             lcp = 0
         try:
-            llm.eval(list(tokens[lcp:]))
+            pos = lcp
+            for size in prompt_chunks(len(tokens) - lcp, self.n_batch):
+                llm.eval(list(tokens[pos:pos + size]))
+                pos += size
         except RuntimeError as e:
             llm.reset()
             raise JudgeCallError(f"llama.cpp failed to evaluate the prompt ({e})") from None
@@ -151,7 +158,8 @@ class SequentialDecoder:
         gov = self.governor
         while head is not None:
             t = time.perf_counter()
-            guesses = draft.guesses(seq, gov.plain_step())
+            limit = gov.step_limit()
+            guesses = draft.guesses(seq, limit)
             base = len(compat.cached_tokens(self.llm))
             logits = self.decode_rows(padded(head, guesses))
             kept, head = draft.verify(seq, logits.__getitem__, guesses)
@@ -159,7 +167,7 @@ class SequentialDecoder:
             if not compat.kv_truncate(self.llm, base + 1 + kept):
                 self.llm.reset()
                 raise JudgeCallError("llama.cpp could not roll back drafted tokens")
-            gov.record(bool(guesses), 1 + kept, time.perf_counter() - t)
+            gov.record(limit is None, 1 + kept, time.perf_counter() - t)
 
     def _one_by_one(self, seq: Decoding, head: int | None) -> None:
         """One-row decodes: for recurrent models, which cannot drop a pad row."""

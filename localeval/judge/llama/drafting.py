@@ -18,6 +18,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from localeval.judge.llama import lookup
 from localeval.judge.llama.lookup import DraftGovernor, DraftStats, NgramDrafter, verify_drafts
 from localeval.judge.llama.sampler import Decoding
 
@@ -43,32 +44,45 @@ class SequenceDraft:
 
     def __init__(self, prompt: Sequence[int], governor: DraftGovernor) -> None:
         self.governor = governor
+        self.memory = governor.memory
         self.n_prompt = len(prompt)
         self.drafter = NgramDrafter(prompt) if governor.enabled else None
         self.stats = DraftStats()
 
-    def guesses(self, seq: Decoding, plain: bool = False, limit: int | None = None
-                ) -> list[int]:
+    def guesses(self, seq: Decoding, limit: int | None = None) -> list[int]:
         """Guessed tokens after ``seq``'s output (its last token is the head), cut by its grammar.
 
-        ``plain``: none this step (the governor's probe); ``limit``: at most that many.
+        From the prompt and the output so far; where that finds nothing the
+        grammar admits, from the judge's earlier outputs (``OutputMemory``).
+        ``limit``: at most that many (the governor's ``step_limit``, or what
+        the batch has room for).
         """
         d = self.drafter
-        if d is None or plain:
+        if d is None:
             return []
         d.extend(seq.tokens[len(d.tokens) - self.n_prompt:])
         # The pick after the last guess is a token too: leave room for it.
         room = seq.max_tokens - len(seq.tokens) - 1
         if limit is not None:
             room = min(room, limit)
-        return seq.admitted(d.draft(room)) if room > 0 else []
+        if room <= 0:
+            return []
+        got = seq.admitted(d.draft(room))
+        if not got and self.memory is not None:
+            got = seq.admitted(self.memory.guess(d.tokens, min(room, lookup.MEMORY_MAX)))
+        return got
 
     def verify(self, seq: Decoding, row_logits: Callable[[int], np.ndarray],
                guesses: Sequence[int]) -> tuple[int, int | None]:
-        """Walk one decode's rows with ``seq.step``: (guesses kept, the next head or None)."""
+        """Walk one decode's rows with ``seq.step``: (guesses kept, the next head or None).
+
+        A generation that ends here leaves its output to the judge's memory.
+        """
         kept, nxt = verify_drafts(guesses, lambda row, _guess: seq.step(row_logits(row)))
         st = self.stats
         st.decode_steps += 1
         st.drafted += len(guesses)
         st.accepted += kept
+        if nxt is None and self.memory is not None:
+            self.memory.remember(seq.tokens)
         return kept, nxt

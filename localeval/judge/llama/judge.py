@@ -44,7 +44,7 @@ __all__ = ["LlamaJudge", "DEFAULT_MAX_CTX", "GENERATION_VERSION"]
 #: judge prompts rarely need more than a few thousand tokens.
 DEFAULT_MAX_CTX = 8192
 #: Bumped when a change here can change outputs for the same model and request.
-GENERATION_VERSION = "2"  # 2: every generation decode is at least two rows (drafting)
+GENERATION_VERSION = "3"  # 2: generation decodes of two rows at least (drafting); 3: prompts too
 #: Sequences one llama.cpp context decodes together (``LLAMA_MAX_SEQ`` in the bundled
 #: llama.cpp's src/llama-cparams.h; above it the context cannot be created).
 MAX_SEQUENCES = 256

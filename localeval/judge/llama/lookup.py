@@ -26,13 +26,14 @@ decode, KV rollback) lives with the decoder.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
-__all__ = ["DRAFT_MODES", "DraftGovernor", "DraftStats", "NgramDrafter", "accept_draft",
-           "verify_drafts", "NGRAM_MAX", "NGRAM_MIN", "DRAFT_MAX"]
+__all__ = ["DRAFT_MODES", "DraftGovernor", "DraftStats", "NgramDrafter", "OutputMemory",
+           "accept_draft", "verify_drafts", "NGRAM_MAX", "NGRAM_MIN", "DRAFT_MAX"]
 
 #: ``draft=`` values: never, always, or where the measured speed says it pays.
 DRAFT_MODES = ("none", "lookup", "auto")
@@ -45,6 +46,8 @@ DRAFT_MODES = ("none", "lookup", "auto")
 NGRAM_MAX = 3
 NGRAM_MIN = 1
 DRAFT_MAX = 12
+#: Guesses taken from the judge's earlier outputs (``OutputMemory``) where the prompt has none.
+MEMORY_MAX = 1
 
 
 class NgramDrafter:
@@ -85,17 +88,70 @@ class NgramDrafter:
 
     def draft(self, limit: int | None = None) -> list[int]:
         """Up to ``limit`` (default ``draft_max``) guessed next tokens; [] when nothing matches."""
+        return self.continuation(self.tokens, limit)
+
+    def continuation(self, context: Sequence[int], limit: int | None = None) -> list[int]:
+        """What followed the last n tokens of ``context`` in this history (longest n first).
+
+        ``draft`` asks with the history itself; ``OutputMemory`` asks with
+        another generation's context, to find its tail in earlier outputs.
+        """
         k = self.draft_max if limit is None else min(limit, self.draft_max)
         h = self.tokens
         if k <= 0:
             return []
         for n in self.sizes:
-            if len(h) < n:
+            if len(context) < n:
                 continue
-            j = self._index[n].get(tuple(h[len(h) - n:]))
+            j = self._index[n].get(tuple(int(t) for t in context[len(context) - n:]))
             if j is not None:
                 return h[j:j + k]
         return []
+
+
+class OutputMemory:
+    """The judge's earlier outputs, for a guess where the prompt has none.
+
+    A generation decode has at least two rows (``drafting.padded``), so when
+    the prompt-lookup finds nothing (or only what the grammar refuses) the
+    second row is paid for anyway; a guess from what this judge wrote before
+    (the reply's JSON keys, quoting, the phrases its metric repeats) costs
+    nothing there. llama.cpp's lookup keeps the same kind of "dynamic" n-gram
+    cache across generations. The last ``keep`` tokens are kept: older ones
+    are dropped in halves, so memory and lookups stay bounded.
+    """
+
+    def __init__(self, keep: int = 32768) -> None:
+        self.keep = keep
+        self._lock = threading.Lock()
+        self._ngrams = NgramDrafter()
+        self._segments: list[list[int]] = []
+
+    def remember(self, output: Sequence[int]) -> None:
+        """Add one finished generation's output tokens."""
+        with self._lock:
+            self._segments.append([int(t) for t in output])
+            self._ngrams.extend(self._segments[-1])
+            if len(self._ngrams.tokens) > self.keep:
+                total, kept = 0, list[list[int]]()
+                for seg in reversed(self._segments):
+                    if total + len(seg) > self.keep // 2:
+                        break
+                    kept.insert(0, seg)
+                    total += len(seg)
+                self._segments = kept
+                self._ngrams = NgramDrafter()
+                for seg in kept:
+                    self._ngrams.extend(seg)
+
+    def __len__(self) -> int:
+        """Tokens remembered."""
+        return len(self._ngrams.tokens)
+
+    def guess(self, context: Sequence[int], limit: int) -> list[int]:
+        """What followed ``context``'s last tokens in an earlier output ([] when never seen)."""
+        with self._lock:
+            return self._ngrams.continuation(context, limit)
 
 
 def accept_draft(p: np.ndarray, draft: int, rng: np.random.Generator) -> tuple[int, bool]:
@@ -159,15 +215,20 @@ class DraftStats:
 
 
 class DraftGovernor:
-    """The automatic choice: draft only while it is measured to pay on this judge.
+    """The judge-wide drafting policy: how many guesses a step may carry, and the choice.
 
-    Timing, not acceptance alone, decides, because what a guess costs depends
-    on the model and the device (an extra row is nearly free on a GPU and on a
-    small model's memory-bound CPU decode, not on a large model's CPU decode).
-    While probing, every ``probe_every``-th step of a drafting call runs
-    without guesses, so both kinds of step are timed on the same calls; after
-    ``probe_steps`` steps the seconds per generated token decide, once, for
-    the life of the judge. ``mode`` "lookup" always drafts and "none" never.
+    A generation decode has two rows at least (``drafting.padded``), so one
+    guess rides free in the second row; only guesses past it cost rows.
+    Each step therefore carries up to ``step_limit()`` guesses: 0 with
+    ``mode`` "none" (the plain loop: a pad row), no limit with "lookup", and
+    with "auto" no limit while it is measured to pay, else 1 (the free row).
+    Timing, not acceptance alone, decides, because what a row costs depends
+    on the model and the device (an extra row is nearly free on a GPU and on
+    a memory-bound CPU decode, not on a small model's compute-bound one on 2
+    cores). While probing, every ``probe_every``-th step runs with one guess,
+    so both kinds of step are timed on the same calls; after ``probe_steps``
+    steps the seconds per generated token decide, once, for the life of the
+    judge. ``memory`` (``OutputMemory``) is shared by the judge's generations.
     """
 
     def __init__(self, mode: str = "auto", probe_steps: int = 256, probe_every: int = 4) -> None:
@@ -176,32 +237,41 @@ class DraftGovernor:
         self.mode = mode
         self.probe_steps = probe_steps
         self.probe_every = probe_every
+        #: whether steps carry as many guesses as the lookup finds (None: still measuring)
         self.decided: bool | None = None if mode == "auto" else mode == "lookup"
-        self._secs = [0.0, 0.0]  # plain, drafted
+        self.memory = OutputMemory() if mode != "none" else None
+        self._secs = [0.0, 0.0]  # one guess, many
         self._toks = [0, 0]
         self._steps = 0
 
     @property
     def enabled(self) -> bool:
-        """Whether a new generation should draft (probing counts as drafting)."""
-        return self.decided is not False
+        """Whether generations guess at all (every mode but "none")."""
+        return self.mode != "none"
 
-    def plain_step(self) -> bool:
-        """Whether the next step of a drafting call runs without guesses (a probe)."""
-        return self.decided is None and self._steps % self.probe_every == 0
+    def step_limit(self) -> int | None:
+        """Guesses the next step may carry: 0, 1 (the free row) or None (no limit)."""
+        if self.mode == "none":
+            return 0
+        if self.decided is False or (self.decided is None and self._steps % self.probe_every == 0):
+            return 1
+        return None
 
     def record(self, drafted: bool, tokens: int, seconds: float) -> None:
-        """One decode step that produced ``tokens`` output tokens in ``seconds``."""
+        """One decode step that produced ``tokens`` output tokens in ``seconds``.
+
+        ``drafted``: the step had no guess limit (``step_limit()`` was None).
+        """
         if self.decided is not None:
             return
         self._steps += 1
         self._secs[drafted] += seconds
         self._toks[drafted] += tokens
         if self._steps >= self.probe_steps and min(self._toks) > 0:
-            plain, drafted_rate = (s / t for s, t in zip(self._secs, self._toks))
-            self.decided = drafted_rate < plain
+            one, many = (s / t for s, t in zip(self._secs, self._toks))
+            self.decided = many < one
 
     def to_dict(self) -> dict[str, Any]:
         rates = [s / t if t else None for s, t in zip(self._secs, self._toks)]
         return {"mode": self.mode, "drafting": self.decided,
-                "seconds_per_token_plain": rates[0], "seconds_per_token_drafted": rates[1]}
+                "seconds_per_token_one_guess": rates[0], "seconds_per_token_drafted": rates[1]}

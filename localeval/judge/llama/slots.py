@@ -18,7 +18,7 @@ from typing import Sequence
 import numpy as np
 
 from localeval.judge.llama.compat import Memory
-from localeval.judge.llama.decode_plan import EngineStats
+from localeval.judge.llama.decode_plan import EngineStats, reusable
 from localeval.judge.llama.drafting import SequenceDraft
 from localeval.judge.llama.sampler import Decoding
 
@@ -79,7 +79,7 @@ def should_wait(job: Job, slots: Sequence[Slot], admitted: list[Job]) -> bool:
     compute-bound, so the wait costs nothing that evaluating it again would
     not cost more. Never waits on a prefix that is already cached.
     """
-    limit = len(job.prompt) - 1
+    limit = reusable(len(job.prompt), len(job.prompt))
     cached = max((min(common_prefix(s.tokens, job.prompt), limit) for s in slots
                   if s.job is None or s.job not in admitted), default=0)
     for s in slots:
@@ -121,7 +121,7 @@ class SlotTable:
                 later.append(job)
                 continue
             self.clock += 1
-            limit = len(job.prompt) - 1  # the last token is evaluated for its logits
+            limit = reusable(len(job.prompt), len(job.prompt))  # the rest is evaluated
             # A thread keeps its slot: its calls then find the KV cache just as a
             # sequential judge serving only that thread would have left it.
             mine = [s for s in free if s.owner == job.owner] or [
