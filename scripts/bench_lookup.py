@@ -146,7 +146,8 @@ def _record_generations(judge: Any, into: list[dict[str, list[int]]]) -> None:
 
 
 def simulate(trace: Sequence[dict[str, list[int]]], ngram_max: int, ngram_min: int,
-             draft_max: int, ratio: dict[int, float] | None = None) -> dict[str, float]:
+             draft_max: int, ratio: dict[int, float] | None = None,
+             by_match: dict[int, int] | None = None) -> dict[str, float]:
     """Decodes and rows drafting would take for the recorded generations, without the model.
 
     Greedy outputs do not depend on drafting, so a guess is kept exactly when it
@@ -163,7 +164,7 @@ def simulate(trace: Sequence[dict[str, list[int]]], ngram_max: int, ngram_min: i
     cost = 0.0
     for call in trace:
         seq = call["output"]
-        d = NgramDrafter(call["prompt"], ngram_max, ngram_min, draft_max)
+        d = NgramDrafter(call["prompt"], ngram_max, ngram_min, draft_max, by_match)
         i = 0  # output tokens fixed so far; the head seq[i] is decoded next
         while i < len(seq):
             d.extend(seq[len(d.tokens) - len(call["prompt"]):i + 1])
@@ -312,7 +313,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("--metrics", default=",".join(SUITE), help="default: the full suite")
     ap.add_argument("--verdicts", choices=("hard", "soft"), default="soft")
-    ap.add_argument("--models", default="demo,qwen", help="demo, qwen or both (default)")
+    ap.add_argument("--models", default="demo,qwen", help="demo, qwen or demo,qwen (default)")
     ap.add_argument("--model", help="a GGUF instead of the built Qwen2-0.5B shape for 'qwen'")
     ap.add_argument("--qwen-samples", type=int, default=None,
                     help="samples for the larger random model (default: --samples)")
@@ -331,17 +332,25 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                     "JSON through drafter settings (--ngram, --draft-max) without the model")
     ap.add_argument("--ngram", default="1:1,2:1,3:1,4:1,3:2", help="MAX:MIN n-gram sizes to simulate")
     ap.add_argument("--draft-max", default="2,3,4,6,8,12,16", help="draft lengths to simulate")
+    ap.add_argument("--by-match", default="default",
+                    help="guesses at most after a match of 4,3,2,1 tokens, e.g. 6,4,2,1; 'none': "
+                         "no cap; 'default': lookup.DRAFT_BY_MATCH")
     args = ap.parse_args(argv)
+    bad = [m for m in args.models.split(",") if m not in ("demo", "qwen")]
+    if bad:
+        ap.error(f"--models: demo, qwen or demo,qwen, not {bad[0]!r}")
     if args.simulate:
         runs = json.loads(Path(args.simulate).read_text("utf-8"))["runs"]
         trace = [c for r in runs for c in r.get("trace", [])]
         costs = next((r["row_costs"]["ratio"] for r in runs if "row_costs" in r), None)
         ratio = {int(k): v for k, v in costs.items()} if costs else None
+        caps = (None if args.by_match == "default" else {} if args.by_match == "none" else
+                dict(zip((4, 3, 2, 1), (int(x) for x in args.by_match.split(",")))))
         rows = []
         for ng in args.ngram.split(","):
             hi, lo = (int(x) for x in ng.split(":"))
             for k in (int(x) for x in args.draft_max.split(",")):
-                r = simulate(trace, hi, lo, k, ratio)
+                r = simulate(trace, hi, lo, k, ratio, caps)
                 rows.append(r)
                 print(" ".join(f"{key}={v:.2f}" if isinstance(v, float) else f"{key}={v}"
                                for key, v in r.items()), flush=True)

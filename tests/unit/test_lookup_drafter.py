@@ -12,45 +12,55 @@ from localeval.judge.llama.lookup import (DraftGovernor, DraftStats, NgramDrafte
 
 
 def test_drafts_what_followed_the_last_ngram():
-    d = NgramDrafter([1, 2, 3, 4, 5, 6, 9, 2, 3], ngram_max=3, draft_max=3)
+    d = NgramDrafter([1, 2, 3, 4, 5, 6, 9, 2, 3], ngram_max=3, draft_max=3, by_match={})
     assert d.draft() == [4, 5, 6]  # "2 3" occurred before, followed by 4 5 6
 
 
 def test_longest_ngram_wins_and_most_recent_occurrence():
     # "3" alone last continued with 7, but "2 3" continued with 4: the longer match wins.
-    d = NgramDrafter([2, 3, 4, 8, 3, 7, 2, 3], ngram_max=2, draft_max=2)
+    d = NgramDrafter([2, 3, 4, 8, 3, 7, 2, 3], ngram_max=2, draft_max=2, by_match={})
     assert d.draft() == [4, 8]
     # The most recent occurrence of the same n-gram is the one used.
-    d = NgramDrafter([5, 1, 5, 2, 5], ngram_max=1, draft_max=1)
+    d = NgramDrafter([5, 1, 5, 2, 5], ngram_max=1, draft_max=1, by_match={})
     assert d.draft() == [2]
 
 
 def test_ngram_min_stops_short_matches():
-    d = NgramDrafter([7, 1, 9, 7], ngram_max=3, ngram_min=2, draft_max=4)
+    d = NgramDrafter([7, 1, 9, 7], ngram_max=3, ngram_min=2, draft_max=4, by_match={})
     assert d.draft() == []  # only the 1-gram "7" recurs
-    assert NgramDrafter([7, 1, 9, 7], ngram_max=3, ngram_min=1, draft_max=4).draft() == [1, 9, 7]
+    assert NgramDrafter([7, 1, 9, 7], ngram_max=3, ngram_min=1, draft_max=4, by_match={}).draft() == [1, 9, 7]
 
 
 def test_extend_limit_and_no_match():
-    d = NgramDrafter([1, 2, 3], ngram_max=2, ngram_min=1, draft_max=8)
+    d = NgramDrafter([1, 2, 3], ngram_max=2, ngram_min=1, draft_max=8, by_match={})
     assert d.draft() == []  # 3 never occurred before
     d.extend([1])
     assert d.draft() == [2, 3, 1]  # continuation runs into the newest token
     assert d.draft(limit=1) == [2]
     assert d.draft(limit=0) == []
     assert NgramDrafter([]).draft() == []
-    assert NgramDrafter([4]).draft() == []  # nothing before the last token
+    assert NgramDrafter([4], by_match={}).draft() == []  # nothing before the last token
     with pytest.raises(ValueError):
-        NgramDrafter([], ngram_max=1, ngram_min=2)
+        NgramDrafter([], ngram_max=1, ngram_min=2, by_match={})
     with pytest.raises(ValueError):
-        NgramDrafter([], draft_max=-1)
+        NgramDrafter([], draft_max=-1, by_match={})
 
 
 def test_prompt_then_output_history_drafts_across_the_boundary():
     prompt = [10, 11, 12, 13, 14, 15]
-    d = NgramDrafter(prompt, ngram_max=3, draft_max=4)
+    d = NgramDrafter(prompt, ngram_max=3, draft_max=4, by_match={})
     d.extend([99, 11, 12])  # the output starts quoting the prompt
     assert d.draft() == [13, 14, 15, 99]
+
+
+def test_guesses_are_capped_by_the_length_of_the_match():
+    # History "1 2 3 4 | 5 6 7 8 9 10 11 12 | 1 2 3 4": the 4-gram recurs, 8 tokens followed it.
+    h = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 1, 2, 3, 4]
+    assert NgramDrafter(h, ngram_max=4, by_match={4: 6, 3: 4}).draft() == [5, 6, 7, 8, 9, 10]
+    assert NgramDrafter(h, ngram_max=3, by_match={4: 6, 3: 4}).draft() == [5, 6, 7, 8]
+    assert NgramDrafter(h, ngram_max=4, by_match={}).draft() == [5, 6, 7, 8, 9, 10, 11, 12, 1, 2,
+                                                                   3, 4]
+    assert NgramDrafter(h, ngram_max=1).draft() == [5]  # the default caps a 1-token match at 1
 
 
 def _walk(guesses, model):
@@ -201,7 +211,7 @@ def test_output_memory_stays_bounded_and_keeps_the_newest():
     for i in range(60):
         mem.remember([1000 + i, 1, 2, 3, 4])
     assert len(mem) <= 100
-    assert mem.guess([1059], 2) == [1, 2]  # newest kept
+    assert mem.guess([4, 1059], 2) == [1, 2]  # newest kept
     assert mem.guess([1000], 2) == []  # oldest dropped
 
 

@@ -33,19 +33,25 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 __all__ = ["DRAFT_MODES", "DraftGovernor", "DraftStats", "NgramDrafter", "OutputMemory",
-           "accept_draft", "verify_drafts", "NGRAM_MAX", "NGRAM_MIN", "DRAFT_MAX"]
+           "accept_draft", "verify_drafts", "NGRAM_MAX", "NGRAM_MIN", "DRAFT_MAX",
+           "DRAFT_BY_MATCH", "MEMORY_MAX"]
 
 #: ``draft=`` values: never, always, or where the measured speed says it pays.
 DRAFT_MODES = ("none", "lookup", "auto")
-#: Longest and shortest n-gram matched, and guesses per decode. Chosen by replaying
-#: the demo judge's generations on the bundled example (scripts/bench_lookup.py
-#: --trace, --simulate) with the decode cost measured by row count on 2 CPU cores:
-#: n-grams of 3 down to 1 and 12 guesses took 3.8 tokens per decode; 2 to 4-grams
-#: are within 1 %, requiring 2-grams loses 3 %, 8 or 16 guesses cost 2-4 % more
-#: time (past two rows a row is cheap, but long guesses are mostly refused).
-NGRAM_MAX = 3
+#: Longest and shortest n-gram matched, and the most guesses per decode for a match of n
+#: tokens (``DRAFT_BY_MATCH``; ``DRAFT_MAX`` caps them all). A longer match is a surer
+#: guess, and every row past the second costs a third to a half of a one-row decode on
+#: 2 CPU cores (docs/performance.md, "Prompt-lookup drafting"). Chosen by replaying the
+#: demo judge's generations on the bundled example (scripts/bench_lookup.py --trace,
+#: --simulate: 26 calls, 2,426 tokens) with the decode cost measured by row count on an
+#: idle machine: 6/4/2/1 guesses after a 4/3/2/1-token match took 2.9 tokens per decode
+#: at an estimated 1.24x the one-row loop's decode cost (2.0x the padded loop's); 12
+#: guesses after any match took 3.8 tokens per decode but 0.92x (the rows cost more than
+#: the decodes they save); 4/2/1 or 8/6/3/1 are within 2 %.
+NGRAM_MAX = 4
 NGRAM_MIN = 1
 DRAFT_MAX = 12
+DRAFT_BY_MATCH = {4: 6, 3: 4, 2: 2, 1: 1}
 #: Guesses taken from the judge's earlier outputs (``OutputMemory``) where the prompt has none.
 MEMORY_MAX = 1
 
@@ -62,7 +68,8 @@ class NgramDrafter:
     """
 
     def __init__(self, history: Sequence[int] = (), ngram_max: int | None = None,
-                 ngram_min: int | None = None, draft_max: int | None = None) -> None:
+                 ngram_min: int | None = None, draft_max: int | None = None,
+                 by_match: dict[int, int] | None = None) -> None:
         # Read when built, so that a benchmark can sweep the module's settings.
         ngram_max = NGRAM_MAX if ngram_max is None else ngram_max
         ngram_min = NGRAM_MIN if ngram_min is None else ngram_min
@@ -70,6 +77,8 @@ class NgramDrafter:
             raise ValueError("need 1 <= ngram_min <= ngram_max")
         self.sizes = range(ngram_max, ngram_min - 1, -1)
         self.draft_max = DRAFT_MAX if draft_max is None else draft_max
+        #: guesses at most after a match of n tokens (``DRAFT_BY_MATCH``; {} for no cap)
+        self.by_match = DRAFT_BY_MATCH if by_match is None else by_match
         if self.draft_max < 0:
             raise ValueError("draft_max must be >= 0")
         self.tokens: list[int] = []
@@ -105,7 +114,7 @@ class NgramDrafter:
                 continue
             j = self._index[n].get(tuple(int(t) for t in context[len(context) - n:]))
             if j is not None:
-                return h[j:j + k]
+                return h[j:j + min(k, self.by_match.get(n, k))]
         return []
 
 
