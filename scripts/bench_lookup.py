@@ -315,6 +315,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--verdicts", choices=("hard", "soft"), default="soft")
     ap.add_argument("--models", default="demo,qwen", help="demo, qwen or demo,qwen (default)")
     ap.add_argument("--model", help="a GGUF instead of the built Qwen2-0.5B shape for 'qwen'")
+    ap.add_argument("--no-quote-bias", action="store_true",
+                    help="run the 'qwen' model without the quote bias (random weights then fill "
+                         "every string to its bound: little for a guess to match)")
     ap.add_argument("--qwen-samples", type=int, default=None,
                     help="samples for the larger random model (default: --samples)")
     ap.add_argument("--modes", default=",".join(MODES),
@@ -377,7 +380,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         else:
             path = _model_path(args)
             probe = LlamaJudge(path, n_threads=args.threads, n_gpu_layers=args.n_gpu_layers)
-            bias = quote_bias(probe)
+            bias = None if args.no_quote_bias else quote_bias(probe)
             probe.close()
             n = args.qwen_samples or args.samples
         for parallel in (int(x) for x in args.parallel.split(",")):
