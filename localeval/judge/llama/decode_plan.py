@@ -101,7 +101,6 @@ def padded_rows(stats: EngineStats, live: int, spare: int) -> int:
     return best
 
 
-
 def floor_rows(rows: list[int]) -> list[int]:
     """Rows each sequence should have in a generation decode so that it never has one row
     in a micro-batch.
@@ -150,4 +149,3 @@ def prompt_chunks(n: int, n_batch: int) -> list[int]:
         sizes.append(take)
         n -= take
     return sizes
-

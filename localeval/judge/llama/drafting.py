@@ -9,7 +9,7 @@ bias, grammar, temperature and random draws as the one-token loop, so
 greedy and seeded outputs are identical, not only equal in distribution).
 The decoders own the model calls: they decode the head token and its
 guesses in one decode (at least two rows: a lone head gets a pad row, see
-``PAD``) and roll the KV cache back past the first refused guess.
+``padded``) and roll the KV cache back past the first refused guess.
 """
 
 from __future__ import annotations
@@ -43,7 +43,6 @@ class SequenceDraft:
     """The drafter and the counters of one generation."""
 
     def __init__(self, prompt: Sequence[int], governor: DraftGovernor) -> None:
-        self.governor = governor
         self.memory = governor.memory
         self.n_prompt = len(prompt)
         self.drafter = NgramDrafter(prompt) if governor.enabled else None
