@@ -170,7 +170,8 @@ def add_judge_options(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
     g.add_argument("--draft", choices=["auto", "lookup", "none"],
                    help="in-process judge: guess the next tokens from the prompt and verify "
                         "them in one decode (prompt lookup; same outputs, fewer decodes). "
-                        "auto: while the measured decode times say it pays (default: auto)")
+                        "auto: as many guesses as the measured decode times say pay, else one; "
+                        "none: no guesses (default: auto)")
     g.add_argument("--verdicts", choices=["hard", "soft"],
                    help="soft: binary verdicts become P(yes) from the judge's logits "
                         "(default: $LOCALEVAL_VERDICTS or hard)")
