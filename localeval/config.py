@@ -30,12 +30,49 @@ from typing import Any, Callable, Mapping
 
 from localeval.errors import UsageError
 
-__all__ = ["configure", "get_config", "run_config", "RunConfig", "JUDGE_OPTION_KEYS"]
+__all__ = ["configure", "get_config", "run_config", "RunConfig", "JUDGE_OPTION_KEYS",
+           "check_seed", "check_resamples", "MAX_RESAMPLES"]
 
 #: Options that go to the judge's loader (``load_judge``) rather than to the run.
 JUDGE_OPTION_KEYS = frozenset({"n_ctx", "n_gpu_layers", "n_threads", "chat_format",
                                "judge_model", "logit_bias", "max_tokens", "parallel", "draft",
                                "per_endpoint_concurrency", "health_interval", "timeout"})
+
+
+#: The most bootstrap resamples a command draws. The resamples' means are held at once
+#: (8 bytes each per metric), and past this many an interval's last digit no longer moves:
+#: scipy's default is 9,999. A larger request is a UsageError, not a memory error.
+MAX_RESAMPLES = 1_000_000
+
+
+def check_seed(value: Any, name: str = "seed") -> int:
+    """``value`` as a seed: a whole number >= 0, else a UsageError naming ``name``.
+
+    numpy's random generators (the bootstrap, the label-sheet draws) refuse a
+    negative seed, so one is refused before any work, not after the scoring. The
+    shared check of every option and setting that takes a seed (``--seed``,
+    ``LOCALEVAL_SEED``, ``seed=``).
+    """
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise UsageError(f"{name} must be a whole number >= 0, got {value!r}")
+    if value.__index__() < 0:
+        raise UsageError(f"{name} must be a whole number >= 0, got {value}: a seed cannot be "
+                         "negative (numpy's random generators refuse one)")
+    return value.__index__()
+
+
+def check_resamples(value: Any, name: str = "--resamples", minimum: int = 100) -> int:
+    """``value`` as a number of bootstrap resamples: ``minimum`` to ``MAX_RESAMPLES``, else
+    a UsageError naming ``name`` (``--resamples``, ``--n-boot``)."""
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise UsageError(f"{name} must be a whole number, got {value!r}")
+    n = value.__index__()
+    if n < minimum:
+        raise UsageError(f"{name} must be at least {minimum}, got {n}")
+    if n > MAX_RESAMPLES:
+        raise UsageError(f"{name} {n:,} is more than the {MAX_RESAMPLES:,} resamples localeval "
+                         "draws at most (their means are held at once; 9,999 is the default)")
+    return n
 
 
 @dataclass(frozen=True)
@@ -71,6 +108,7 @@ class RunConfig:
             raise UsageError("repeats must be at least 1")
         if self.workers < 1:
             raise UsageError("workers must be at least 1")
+        object.__setattr__(self, "seed", check_seed(self.seed))
         object.__setattr__(self, "judge_options", MappingProxyType(dict(self.judge_options)))
 
     @classmethod
@@ -112,9 +150,14 @@ def configure(**settings: Any) -> RunConfig:
     split_settings(settings)  # unknown keys fail here, before anything is set
     if "judge_options" in settings:
         settings = {**(settings.pop("judge_options") or {}), **settings}
+    before = dict(_CONFIGURED)
     _CONFIGURED.update({k: v for k, v in settings.items() if v is not None})
-    run_config()  # a bad value (verdicts="maybe") fails at configure, not at the first run
-    return run_config()
+    try:
+        return run_config()  # a bad value (verdicts="maybe") fails here, not at the first run
+    except UsageError:
+        _CONFIGURED.clear()  # and is not kept: the settings stay as they were
+        _CONFIGURED.update(before)
+        raise
 
 
 def _env_flag(value: str) -> bool:
@@ -127,7 +170,7 @@ _ENV: dict[str, tuple[str, Callable[[str], Any]]] = {
     "judge": ("LOCALEVAL_JUDGE", str),
     "embedder": ("LOCALEVAL_EMBEDDER", str),
     "lang": ("LOCALEVAL_LANG", str),
-    "seed": ("LOCALEVAL_SEED", int),
+    "seed": ("LOCALEVAL_SEED", lambda text: check_seed(int(text), "LOCALEVAL_SEED")),
     "temperature": ("LOCALEVAL_TEMPERATURE", float),
     "verdicts": ("LOCALEVAL_VERDICTS", str),
     "device": ("LOCALEVAL_DEVICE", str),

@@ -158,7 +158,7 @@ def simulate(trace: Sequence[dict[str, list[int]]], ngram_max: int, ngram_min: i
     ``ratio`` (``row_costs``) the decodes' cost is estimated in one-row decodes,
     against today's loop (one row per token) and the padded one (two rows).
     """
-    from localeval.judge.llama.lookup import NgramDrafter
+    from localeval.judge.llama.ngram import NgramDrafter
 
     steps = rows = kept = generated = empty = 0
     cost = 0.0
@@ -337,7 +337,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--draft-max", default="2,3,4,6,8,12,16", help="draft lengths to simulate")
     ap.add_argument("--by-match", default="default",
                     help="guesses at most after a match of 4,3,2,1 tokens, e.g. 6,4,2,1; 'none': "
-                         "no cap; 'default': lookup.DRAFT_BY_MATCH")
+                         "no cap; 'default': ngram.DRAFT_BY_MATCH")
     args = ap.parse_args(argv)
     bad = [m for m in args.models.split(",") if m not in ("demo", "qwen")]
     if bad:

@@ -8,10 +8,14 @@ scale") come from:
 
     python scripts/bench_memory.py rows --rows 1000000
     python scripts/bench_memory.py long-line --mb 200
+    python scripts/bench_memory.py rows --rows 1000000 --labels 500
 
 ``rows``: ``--rows`` samples with 10 retrieved ids and 3 graded relevant ids
 each, scored with ``mrr,ndcg@10``. ``long-line``: one sample whose ``contexts``
 hold one ``--mb`` MB text, scored with ``mrr`` (which never reads the contexts).
+``--labels N`` (``rows``): the same run a second time with ``--labels``, N rows
+drawn at random and labelled (``label_mrr``, ``--labels-random-draw``), so the
+peak with the corrected estimates can be set beside the plain run's.
 """
 
 from __future__ import annotations
@@ -52,7 +56,17 @@ def write_long_line(path: Path, mb: int) -> None:
                             "relevant_ids": {"d1": 1}}) + "\n")
 
 
-def run(data: Path, metrics: str, out: Path) -> tuple[int, float, float]:
+def write_labels(path: Path, rows: int, n: int) -> None:
+    """``n`` of the ``rows`` samples drawn uniformly (seed 0), each with a 0/1 ``label_mrr``."""
+    import random
+
+    rng = random.Random(0)
+    picked = sorted(rng.sample(range(rows), min(n, rows)))
+    path.write_text("id,label_mrr\n" + "".join(f"q{i},{rng.randint(0, 1)}\n" for i in picked),
+                    encoding="utf-8")
+
+
+def run(data: Path, metrics: str, out: Path, *extra: str) -> tuple[int, float, float]:
     """(exit code, wall seconds, peak RSS in MiB) of ``localeval run`` on ``data``.
 
     The peak is this child's own (``os.wait4``), not ``RUSAGE_CHILDREN``'s maximum
@@ -62,7 +76,8 @@ def run(data: Path, metrics: str, out: Path) -> tuple[int, float, float]:
     t0 = time.perf_counter()
     with tempfile.TemporaryFile() as err:
         proc = subprocess.Popen([sys.executable, "-m", "localeval.cli", "run", str(data), "-m",
-                                 metrics, "-o", str(out), "--no-cache", "--quiet"], env=env,
+                                 metrics, "-o", str(out), "--no-cache", "--quiet", *extra],
+                                env=env,
                                 stdout=subprocess.DEVNULL, stderr=err)
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = code = os.waitstatus_to_exitcode(status)
@@ -78,6 +93,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("case", choices=["rows", "long-line"])
     ap.add_argument("--rows", type=int, default=100_000)
     ap.add_argument("--mb", type=int, default=50)
+    ap.add_argument("--labels", type=int, metavar="N",
+                    help="rows: run again with --labels, N rows labelled, and report both")
     ap.add_argument("--write", metavar="FILE", help=argparse.SUPPRESS)  # the data-writing child
     args = ap.parse_args(argv)
     if args.write:
@@ -96,9 +113,18 @@ def main(argv: list[str] | None = None) -> int:
         metrics = "mrr,ndcg@10" if args.case == "rows" else "mrr"
         size = data.stat().st_size / 2**20
         code, took, peak = run(data, metrics, Path(tmp) / "out")
-    what = f"{args.rows} rows" if args.case == "rows" else f"one {args.mb} MB line"
-    print(f"{what}: file {size:.0f} MiB, exit {code}, {took:.1f} s, peak RSS {peak:.0f} MiB "
-          f"({peak / 1024:.2f} GiB, {peak / size:.1f}x the file)")
+        what = f"{args.rows} rows" if args.case == "rows" else f"one {args.mb} MB line"
+        print(f"{what}: file {size:.0f} MiB, exit {code}, {took:.1f} s, peak RSS {peak:.0f} MiB "
+              f"({peak / 1024:.2f} GiB, {peak / size:.1f}x the file)", flush=True)
+        if args.labels and args.case == "rows":
+            labels = Path(tmp) / "labels.csv"
+            write_labels(labels, args.rows, args.labels)
+            lcode, ltook, lpeak = run(data, metrics, Path(tmp) / "out-labels", "--labels",
+                                      str(labels), "--labels-random-draw")
+            print(f"{what} with --labels ({args.labels} labelled): exit {lcode}, {ltook:.1f} s, "
+                  f"peak RSS {lpeak:.0f} MiB ({lpeak / 1024:.2f} GiB, {lpeak - peak:+.0f} MiB "
+                  "beside the plain run)")
+            code = code or lcode
     return code
 
 

@@ -35,7 +35,7 @@ def main() -> None:
     ap.add_argument("--subsets", type=int, default=200)
     a = ap.parse_args()
     import localeval
-    from localeval.agreement import load_result_set
+    from localeval.resultsets import load_result_set
     from localeval.estimate import corrected_mean, labels_only
 
     rows = [json.loads(x) for x in open(Path(a.data) / "ares_databricks_human.jsonl",

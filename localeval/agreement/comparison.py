@@ -14,17 +14,19 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from localeval.agreement.alignment import Alignment, align
-from localeval.agreement.resultset import ResultSet
 from localeval.agreement.scatter import scatter_svg
+from localeval.agreement.small_samples import SMALL_N
 from localeval.agreement.statistics import (
     CI_PERCENTILE,
     STAT_LABELS,
     Stat,
+    caveat_note,
+    ci_methods_note,
     metric_seed,
     paired_stats,
 )
 from localeval.errors import DataError, UsageError
+from localeval.resultsets import Alignment, ResultSet, align
 
 __all__ = ["MetricAgreement", "Comparison", "compare"]
 
@@ -101,7 +103,8 @@ class Comparison:
             "b": {"name": self.b_name, "source": self.b_source, "signature": self.b_signature},
             "alignment": self.alignment.to_dict(),
             "threshold": self.threshold, "n_boot": self.n_boot, "seed": self.seed,
-            "ci_method": CI_PERCENTILE,
+            "ci_method": f"{CI_PERCENTILE} from {SMALL_N} paired samples; below, each "
+                         "statistic's own method (its 'method')",
             "metrics": {m.label: m.to_dict(values) for m in self.metrics},
             "metrics_only_in_a": self.only_in_a, "metrics_only_in_b": self.only_in_b,
         }
@@ -115,7 +118,8 @@ class Comparison:
                  f"{len(al.only_a)} only in A, "
                  f"{len(al.only_b)} only in B" + (f" ({al.note})" if al.note else ""),
                  f"verdicts: pass when score >= {self.threshold:g}; 95% CIs from "
-                 f"{self.n_boot} paired bootstrap resamples (seed {self.seed}), percentile"]
+                 f"{self.n_boot} paired bootstrap resamples (seed {self.seed}), percentile",
+                 ci_methods_note()]
         if self.only_in_a:
             notes.append("metrics only in A: " + ", ".join(self.only_in_a))
         if self.only_in_b:
@@ -127,6 +131,8 @@ class Comparison:
             for k, s in m.stats.items():
                 if s.reason:
                     notes.append(f"{m.label}: {STAT_LABELS[k]}: {s.reason}")
+                if note := caveat_note(f"{m.label}: {STAT_LABELS[k]}", s):
+                    notes.append(note)
         return notes
 
     def render_table(self) -> Any:

@@ -15,7 +15,7 @@ import numpy as np
 
 from localeval.agreement.comparison import Comparison, MetricAgreement
 from localeval.agreement.scatter import name_slug
-from localeval.agreement.statistics import STAT_LABELS
+from localeval.agreement.statistics import STAT_LABELS, UNRELIABLE
 
 __all__ = ["comparison_view", "MAX_DISAGREEMENTS", "FAR_APART"]
 
@@ -47,7 +47,9 @@ def _stat_cells(m: MetricAgreement) -> list[dict[str, str]]:
             out.append({"value": "—", "ci": "", "why": "not computed for this metric"})
             continue
         ci = f"[{s.ci95[0]:.3f}, {s.ci95[1]:.3f}]" if s.ci95 else ""
-        out.append({"value": _f(s.value), "ci": ci, "why": s.reason or ""})
+        if ci and s.caveat:
+            ci += UNRELIABLE
+        out.append({"value": _f(s.value), "ci": ci, "why": s.reason or s.caveat or ""})
     return out
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from localeval.agreement.small_samples import caveat
 from localeval.agreement.statistics import CI_PERCENTILE, Stat
 from localeval.stats import Resamples, percentile_interval
 
@@ -47,12 +48,15 @@ def pairwise_accuracy(judge: list[float], human: list[float], groups: list[str],
 
     The RAGAS paper's Table 1 ("agreement with human annotators in pairwise
     comparisons") is this accuracy, not a correlation. CI: percentile
-    bootstrap over groups, since pairs within a group are not independent.
+    bootstrap over groups, since pairs within a group are not independent;
+    with fewer than 20 groups it undercovers, and says so (``caveat``).
+    ``Stat.n`` is the number of scored samples in those pairs.
     """
     by: dict[str, list[tuple[float, float]]] = {}
     for j, h, g in zip(judge, human, groups):
         by.setdefault(g, []).append((j, h))
     credit, count = [], []
+    used = 0
     for items in by.values():
         c = t = 0.0
         for i in range(len(items)):
@@ -66,13 +70,15 @@ def pairwise_accuracy(judge: list[float], human: list[float], groups: list[str],
         if t:
             credit.append(c)
             count.append(t)
+            used += len(items)
     total = int(sum(count))
     if not total:
         return Stat(None, reason="no pair within a group has different human scores"), 0
     cr, ct = np.asarray(credit), np.asarray(count)
     point = float(cr.sum() / ct.sum())
     if n_boot == 0 or len(cr) < 2:
-        return Stat(point, reason=None if n_boot == 0 else "one group: no CI"), total
+        return Stat(point, reason=None if n_boot == 0 else "one group: no CI", n=used), total
     boot = Resamples(len(cr), n_boot, seed).apply(lambda i: cr[i].sum(1) / ct[i].sum(1))
     ci, dropped, why = percentile_interval(boot)
-    return Stat(point, ci, why, CI_PERCENTILE + ", resampling groups", dropped), total
+    return Stat(point, ci, why, CI_PERCENTILE + ", resampling groups", dropped, n=used,
+                caveat=caveat("pairwise", len(cr)) if ci else None), total

@@ -4,6 +4,11 @@ Per label group: the mean score and the OK / Partial / NG distribution
 (score == 1, strictly between, == 0; the three-way reading of a 0/1/2 rating
 used in the MIRACL-ja context-relevance study), plus the ROC AUC of the
 score as a detector of positives, with a stratified bootstrap CI.
+
+A group of fewer than ``SMALL_N`` scores gets a Student t interval of its mean
+(Clopper-Pearson where its scores are all 0 or 1): the percentile bootstrap
+undercovers there. The AUC keeps its bootstrap, with the measured coverage as
+a caveat while either group is small (``small_samples``).
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from localeval.agreement.small_samples import SMALL_N, caveat, group_mean_interval, method_name
 from localeval.agreement.statistics import CI_PERCENTILE, Stat
 from localeval.stats import Resamples, percentile_interval
 
@@ -65,16 +71,27 @@ def _group(values: list[float], unscored: int, n_boot: int, seed: int) -> GroupS
     for v in values:
         counts[verdict_label(v)] += 1
     x = np.asarray(values, dtype=float)
-    if len(x) == 0:
+    n = len(x)
+    if n == 0:
         mean = Stat(None, reason="no scored samples in this group")
-    elif len(x) < 3 or n_boot == 0:
-        mean = Stat(float(x.mean()), reason=None if n_boot == 0 else "too few for a CI")
+    elif n < 3 or n_boot == 0:
+        mean = Stat(float(x.mean()), reason=None if n_boot == 0 else "too few for a CI", n=n)
+    elif n < SMALL_N:
+        lo, hi = group_mean_interval(x)
+        binary = bool(np.all((x == 0) | (x == 1)))
+        why = caveat("group_mean", n)
+        if np.ptp(x) == 0 and not binary:
+            why = (f"all {n} scores are {x[0]:g}; with so few scores this zero-width "
+                   "interval is not a 95% interval")
+        mean = Stat(float(x.mean()), (float(lo[0]), float(hi[0])), None,
+                    method_name("proportion" if binary else "mean"), n=n,
+                    caveat=None if binary else why)
     elif np.ptp(x) == 0:
-        mean = Stat(float(x[0]), (float(x[0]), float(x[0])), None, "exact (constant)")
+        mean = Stat(float(x[0]), (float(x[0]), float(x[0])), None, "exact (constant)", n=n)
     else:
         ci, dropped, why = percentile_interval(
-            Resamples(len(x), n_boot, seed).apply(lambda i: x[i].mean(axis=1)))
-        mean = Stat(float(x.mean()), ci, why, CI_PERCENTILE, dropped)
+            Resamples(n, n_boot, seed).apply(lambda i: x[i].mean(axis=1)))
+        mean = Stat(float(x.mean()), ci, why, CI_PERCENTILE, dropped, n=n)
     return GroupStats(len(x), unscored, mean, counts)
 
 
@@ -103,12 +120,15 @@ def measure_separation(metric: str, pos: list[float], neg: list[float], un_pos: 
         if n_boot == 0 or min(len(p), len(q)) < 2:
             auc = Stat(point, reason=None if n_boot == 0 else "too few for a CI")
         elif np.ptp(np.r_[p, q]) == 0:
-            auc = Stat(point, (point, point), None, "exact (every score equal)")
+            auc = Stat(point, (point, point), None, "exact (every score equal)",
+                       caveat=caveat("auc", min(len(p), len(q))))
         else:
             # Stratified: positives and negatives resampled separately, so every
             # resample keeps both classes and the AUC stays defined.
             ip = Resamples(len(p), n_boot, seed).indices()
             iq = Resamples(len(q), n_boot, seed + 1).indices()
             ci, dropped, why = percentile_interval(_auc_stat(p[ip], q[iq]))
-            auc = Stat(point, ci, why, CI_PERCENTILE + ", stratified by label", dropped)
+            auc = Stat(point, ci, why, CI_PERCENTILE + ", stratified by label", dropped,
+                       caveat=caveat("auc", min(len(p), len(q))) if ci else None)
+        auc.n = len(pos) + len(neg)
     return Separation(metric, gp, gn, auc)

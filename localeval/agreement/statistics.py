@@ -6,11 +6,15 @@ difference, bias (mean of B - A), Cohen's kappa on pass/fail verdicts at a
 threshold and quadratic-weighted kappa on rating scales (sklearn.metrics),
 and the confusion matrix. Used by compare and validate alike.
 
-One bootstrap method (:mod:`localeval.stats`): a seeded percentile bootstrap
-over paired indices, the same for every statistic. A statistic that can be
-undefined on a resample (a correlation or a kappa when a resample happens to
-be constant, common with 0/0.5/1 judge scores) has those resamples dropped
-and counted instead of turning the interval into NaN.
+From :data:`~localeval.agreement.small_samples.SMALL_N` pairs up, one bootstrap
+method (:mod:`localeval.stats`): a seeded percentile bootstrap over paired
+indices, the same for every statistic. A statistic that can be undefined on a
+resample (a correlation or a kappa when a resample happens to be constant,
+common with 0/0.5/1 judge scores) has those resamples dropped and counted
+instead of turning the interval into NaN. With fewer pairs the bootstrap
+undercovers, and :mod:`small_samples` gives the closed-form intervals used
+instead (Fisher z, Student t, Clopper-Pearson) and, for the kappas (which
+have none), the caveat with the coverage measured at that size.
 
 Point estimates always come from scipy/sklearn; the resample loops use
 vectorised equivalents (``localeval.stats``, tested equal to the library functions).
@@ -27,7 +31,16 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from localeval.agreement.small_samples import (
+    SMALL_N,
+    caveat,
+    correlation_interval,
+    mean_interval,
+    method_name,
+    proportion_interval,
+)
 from localeval.stats import (
+    Interval,
     Resamples,
     kappa_rows,
     kendall_rows,
@@ -43,9 +56,14 @@ __all__ = [
     "metric_seed",
     "STAT_LABELS",
     "CI_PERCENTILE",
+    "UNRELIABLE",
+    "caveat_note",
+    "ci_methods_note",
 ]
 
 CI_PERCENTILE = "percentile bootstrap (numpy, seeded; undefined resamples dropped)"
+#: Marks a printed interval that is not a reliable 95% one at its size (the notes say why).
+UNRELIABLE = " †"
 
 #: Statistics in display order, with the plain names pages and tables show.
 STAT_LABELS: dict[str, str] = {
@@ -71,16 +89,23 @@ class Stat:
     reason: str | None = None
     method: str | None = None
     dropped: int = 0  # resamples where the statistic was undefined
+    n: int = 0  # the paired samples it was computed on
+    #: why the interval, though printed, is not a reliable 95% one at this size
+    caveat: str | None = None
+
+    def interval(self) -> Interval:
+        """This statistic as the one interval value of the analyses (``stats.Interval``)."""
+        lo, hi = self.ci95 if self.ci95 else (None, None)
+        return Interval(self.value, lo, hi, self.n, self.method or "", reason=self.reason)
 
     def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"value": self.value,
-                             "ci95": list(self.ci95) if self.ci95 else None}
-        if self.reason:
-            d["reason"] = self.reason
-        if self.method:
-            d["ci_method"] = self.method
+        """The one interval shape (``stats.Interval``), with the undefined resamples dropped."""
+        d = self.interval().to_dict()
         if self.dropped:
             d["resamples_dropped"] = self.dropped
+        if self.caveat:
+            d["reliable"] = False
+            d["caveat"] = self.caveat
         return d
 
     def text(self, digits: int = 3, sep: str = " ") -> str:
@@ -89,6 +114,8 @@ class Stat:
         s = f"{self.value:.{digits}f}"
         if self.ci95:
             s += f"{sep}[{self.ci95[0]:.{digits}f}, {self.ci95[1]:.{digits}f}]"
+            if self.caveat:
+                s += UNRELIABLE
         return s
 
 
@@ -141,6 +168,33 @@ def _on_rows(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], x: np.ndarray, 
     return fn(x[i], y[i])
 
 
+def _fisher_stat(name: str, r: float, n: int) -> Stat:
+    """A correlation of fewer than SMALL_N pairs with its Fisher-z interval (or why none)."""
+    lo, hi = correlation_interval(name, r, n)
+    if not np.isfinite(lo):
+        need = 5 if name == "kendall" else 4
+        return Stat(r, reason=f"n={n}: too few pairs for a 95% CI (Fisher's z needs {need})")
+    why = caveat(name, n)
+    if abs(r) >= 1 - 1e-12:
+        why = (f"r = {r:g} exactly in {n} pairs: Fisher's z interval collapses to a point "
+               "and is not a 95% interval")
+    return Stat(r, (float(lo), float(hi)), None, method_name(name), caveat=why)
+
+
+def ci_methods_note() -> str:
+    """The notes' line on how intervals of few samples are computed, and what † means."""
+    return (f"with fewer than {SMALL_N} samples the bootstrap undercovers, so correlations get "
+            "Fisher's z interval, differences and means a Student t interval, agreement rates "
+            "a Clopper-Pearson interval; kappa, AUC and pairwise accuracy have no such "
+            f"interval: a{UNRELIABLE} marks any interval not reliable at its size "
+            "(measured coverage in its note)")
+
+
+def caveat_note(label: str, stat: Stat) -> str | None:
+    """``faithfulness: Cohen's kappa †: 95% CI not reliable ...`` for the notes, or None."""
+    return f"{label}{UNRELIABLE}: {stat.caveat}" if stat.caveat and stat.ci95 else None
+
+
 def paired_stats(x_in: Sequence[float], y_in: Sequence[float], *, threshold: float | None = 0.5,
                  n_boot: int = 2000, seed: int = 0,
                  which: Sequence[str] = tuple(STAT_LABELS), sides: tuple[str, str] = ("A", "B")
@@ -164,12 +218,15 @@ def paired_stats(x_in: Sequence[float], y_in: Sequence[float], *, threshold: flo
     if n == 0:
         return {k: Stat(None, reason="no paired samples") for k in which}, extra
     boot = Resamples(n, n_boot, seed) if n_boot and n >= _MIN_N else None
+    small = boot is not None and n < SMALL_N  # closed forms instead of the bootstrap
 
-    def resampled(point: float, fn: Callable[[np.ndarray], np.ndarray]) -> Stat:
+    def resampled(point: float, fn: Callable[[np.ndarray], np.ndarray],
+                  name: str | None = None) -> Stat:
         if boot is None:
             return Stat(point, reason=None if n_boot == 0 else f"n={n}: too few for a CI")
         ci, dropped, why = percentile_interval(boot.apply(fn))
-        return Stat(point, ci, why, CI_PERCENTILE, dropped)
+        return Stat(point, ci, why, CI_PERCENTILE, dropped,
+                    caveat=caveat(name, n) if name and ci else None)
 
     # correlations
     const = _constant_reason(x, y, sides)
@@ -185,6 +242,8 @@ def paired_stats(x_in: Sequence[float], y_in: Sequence[float], *, threshold: flo
             out[name] = Stat(None, reason=f"needs at least {_MIN_N} paired samples (n={n})")
         elif const:
             out[name] = Stat(None, reason=f"{const}: correlation undefined")
+        elif small:
+            out[name] = _fisher_stat(name, float(fn_point()), n)
         else:
             out[name] = resampled(float(fn_point()), fn_rows)
 
@@ -193,10 +252,19 @@ def paired_stats(x_in: Sequence[float], y_in: Sequence[float], *, threshold: flo
         if name not in which:
             continue
         point = float(fn(x, y))
+        d = np.abs(y - x) if name == "mad" else y - x
         if boot is None:
             out[name] = Stat(point, reason=None if n_boot == 0 else f"n={n}: too few for a CI")
-        elif np.ptp(np.abs(y - x) if name == "mad" else y - x) == 0:
-            out[name] = Stat(point, (point, point), None, "exact (every pair differs equally)")
+        elif np.ptp(d) == 0:
+            out[name] = Stat(point, (point, point), None, "exact (every pair differs equally)",
+                             caveat=None if not small else
+                             f"all {n} pairs differ by the same amount; with so few pairs "
+                             "this zero-width interval is not a 95% interval")
+        elif small:
+            t_lo, t_hi = mean_interval(point, float(np.std(d, ddof=1)), n)
+            low = max(float(t_lo), 0.0) if name == "mad" else float(t_lo)  # |B - A| >= 0
+            out[name] = Stat(point, (low, float(t_hi)), None, method_name("mean"),
+                             caveat=caveat(name, n))
         else:
             out[name] = resampled(point, functools.partial(_on_rows, fn, x, y))
 
@@ -205,7 +273,12 @@ def paired_stats(x_in: Sequence[float], y_in: Sequence[float], *, threshold: flo
         pa = (x >= threshold).astype(int)
         pb = (y >= threshold).astype(int)
         extra["confusion"] = confusion_matrix(pa, pb, labels=[0, 1]).tolist()
-        if "agreement" in which:
+        if "agreement" in which and small:
+            k = int(np.sum(pa == pb))
+            lo, hi = proportion_interval(k, n)
+            out["agreement"] = Stat(k / n, (float(lo), float(hi)), None,
+                                    method_name("proportion"))
+        elif "agreement" in which:
             out["agreement"] = resampled(float(np.mean(pa == pb)),
                                          lambda i: np.mean(pa[i] == pb[i], axis=1))
         if "kappa" in which:
@@ -214,7 +287,8 @@ def paired_stats(x_in: Sequence[float], y_in: Sequence[float], *, threshold: flo
                                                  "sample: kappa undefined (agreement 100%)")
             else:
                 point = float(cohen_kappa_score(pa, pb, labels=[0, 1]))
-                out["kappa"] = resampled(point, lambda i: kappa_rows(pa[i], pb[i], 2, None))
+                out["kappa"] = resampled(point, lambda i: kappa_rows(pa[i], pb[i], 2, None),
+                                         "kappa")
     if "weighted_kappa" in which:
         m = rating_levels(x, y)
         extra["levels"] = None if m is None else m + 1
@@ -236,6 +310,9 @@ def paired_stats(x_in: Sequence[float], y_in: Sequence[float], *, threshold: flo
                     out["weighted_kappa"] = Stat(None, reason="weighted kappa undefined")
                 else:
                     out["weighted_kappa"] = resampled(
-                        point, lambda i: kappa_rows(ca[i], cb[i], m + 1, "quadratic"))
+                        point, lambda i: kappa_rows(ca[i], cb[i], m + 1, "quadratic"),
+                        "weighted_kappa")
+    for st in out.values():
+        st.n = n
     return {k: out[k] for k in which if k in out}, extra
 

@@ -24,15 +24,19 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from localeval.agreement.alignment import Alignment, align
 from localeval.agreement.human_agreement import HumanAgreement, pairwise_accuracy
 from localeval.agreement.labels import Labels, load_labels
-from localeval.agreement.readers import load_result_set
-from localeval.agreement.resultset import ResultSet
 from localeval.agreement.separation import Separation, measure_separation
-from localeval.agreement.statistics import STAT_LABELS, metric_seed, paired_stats
+from localeval.agreement.statistics import (
+    STAT_LABELS,
+    caveat_note,
+    ci_methods_note,
+    metric_seed,
+    paired_stats,
+)
 from localeval.agreement.verdicts import Verdicts, count_verdicts
 from localeval.errors import DataError, UsageError
+from localeval.resultsets import Alignment, ResultSet, align, load_result_set
 
 __all__ = ["Validation", "validate", "STAT_NAMES", "SEP_HEAD", "HUMAN_HEAD"]
 
@@ -96,17 +100,25 @@ class Validation:
             if self.unlabelled:
                 notes.append(f"{self.unlabelled} paired sample(s) have no label (left out)")
         notes.append(f"95% CIs from {self.n_boot} bootstrap resamples (seed {self.seed})")
+        notes.append(ci_methods_note())
         for s in self.separation:
             for what, st in (("AUC", s.auc), ("positive mean", s.positive.mean),
                              ("negative mean", s.negative.mean)):
                 if st.reason:
                     notes.append(f"{s.metric}: {what}: {st.reason}")
+                if note := caveat_note(f"{s.metric}: {what}", st):
+                    notes.append(note)
         for h in self.human:
             for k, st in h.stats.items():
                 if st.reason:
                     notes.append(f"{h.metric}: {STAT_NAMES[k]}: {st.reason}")
+                if note := caveat_note(f"{h.metric}: {STAT_NAMES[k]}", st):
+                    notes.append(note)
             if h.pairwise is not None and h.pairwise.reason:
                 notes.append(f"{h.metric}: pairwise accuracy: {h.pairwise.reason}")
+            if h.pairwise is not None and (note := caveat_note(f"{h.metric}: pairwise "
+                                                               "accuracy", h.pairwise)):
+                notes.append(note)
         return notes
 
     def sep_rows(self, sep: str) -> list[list[str]]:
@@ -206,7 +218,7 @@ def validate(result: ResultSet | str | Path, labels: Labels | str | Path, *,
     if not math.isfinite(threshold):
         raise UsageError(f"threshold must be a finite number, not {threshold!r}")
     rs = result if isinstance(result, ResultSet) else load_result_set(result)
-    lab = labels if isinstance(labels, Labels) else load_labels(labels)
+    lab = labels if isinstance(labels, Labels) else load_labels(labels, run_metrics=rs.metrics)
     al = align(rs, lab.as_result_set(), how=align_by)
     chosen = list(metrics) if metrics else rs.metrics
     for m in chosen:

@@ -95,7 +95,8 @@ def add_validate_arguments(p: argparse.ArgumentParser) -> None:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     """``localeval compare``: print the table (or JSON), optionally write files; returns 0."""
-    from localeval.agreement import compare, load_result_set, write_comparison
+    from localeval.agreement import compare, write_comparison
+    from localeval.resultsets import load_result_set
 
     a = load_result_set(args.a, dataset=args.dataset, name=args.name_a)
     b = load_result_set(args.b, name=args.name_b)
@@ -117,7 +118,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     """``localeval validate``: print the report (or JSON), optionally write files; returns 0."""
-    from localeval.agreement import load_result_set, validate, write_validation
+    from localeval.agreement import validate, write_validation
+    from localeval.resultsets import load_result_set
 
     v = validate(load_result_set(args.results, dataset=args.dataset), args.labels,
                  metrics=split_metrics(args.metrics), n_boot=args.n_boot, seed=args.seed,

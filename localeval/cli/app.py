@@ -86,15 +86,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"localeval: error: {where}{os_reason(e)}", file=sys.stderr)
         return 3
     except KeyboardInterrupt:
-        out = getattr(args, "out", None)
-        where = f"; finished samples are in {out}/results.jsonl" if out else ""
-        print(f"localeval: interrupted{where}. Run the same command again to resume "
-              "from the cache.", file=sys.stderr)
+        print(_interrupted(args), file=sys.stderr)
         return 130
     finally:
         warnings.showwarning = shown
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupted(args: argparse.Namespace) -> str:
+    """What Ctrl-C (or SIGTERM) leaves behind, for the command that was running.
+
+    Only ``run`` resumes: its finished samples are in results.jsonl and the
+    judge's answers in the cache. Every other command is simply run again.
+    """
+    if args.command != "run":
+        return (f"localeval: interrupted; 'localeval {args.command}' stopped before it "
+                "finished. It has nothing to resume: run it again.")
+    out = getattr(args, "out", None)
+    where = f"; finished samples are in {out}/results.jsonl" if out else ""
+    return (f"localeval: interrupted{where}. Run the same command again to resume "
+            "from the cache.")
 
 
 def _warning_printer(other: Any) -> Any:

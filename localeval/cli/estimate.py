@@ -15,18 +15,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-__all__ = ["label_scale", "add_estimate_parser", "add_label_sheet_parser", "cmd_estimate",
+from localeval.cli.label_options import add_label_options
+
+__all__ = ["add_estimate_parser", "add_label_sheet_parser", "cmd_estimate",
            "cmd_label_sheet", "add_run_labels_options", "check_run_labels", "add_run_labels"]
-
-
-def label_scale(text: str) -> tuple[float, float]:
-    try:
-        lo, hi = (float(x) for x in text.split("-", 1))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected LO-HI such as 1-5, not {text!r}") from None
-    if hi <= lo:
-        raise argparse.ArgumentTypeError(f"expected LO < HI, not {text!r}")
-    return lo, hi
 
 
 def add_estimate_parser(sub: Any) -> None:
@@ -42,18 +34,10 @@ def add_estimate_parser(sub: Any) -> None:
                                   "judge's run or RAGAS / deepeval export")
     p.add_argument("-m", "--metric", help="the one metric to estimate (needed for a bare "
                                           "'label' column; default: every labelled metric)")
-    p.add_argument("--scale", type=label_scale, metavar="LO-HI",
-                   help="graded labels, rescaled to 0-1 as (v - LO) / (HI - LO), e.g. 1-5")
-    p.add_argument("--random-draw", action="store_true",
-                   help="the labels name no draw but ARE a uniform random draw of the run's "
-                        "rows (a hand-picked subset gives a biased estimate)")
+    add_label_options(p)
     p.add_argument("--plan", type=float, metavar="HALF_WIDTH",
                    help="treat the labels as a pilot: how many labels reach this interval "
                         "half-width with and without the judge (and with an active draw)")
-    p.add_argument("--reference-interval", action="store_true",
-                   help="plain PPI++ intervals as ppi-python computes them (normal, no "
-                        "pseudo-rows): they under-cover when the judge rarely disagrees "
-                        "with the labels (docs/calibrated-estimates.md)")
     p.add_argument("-o", "--out", default="estimate-out",
                    help="write estimate.json and estimate.md here (default: %(default)s)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -77,7 +61,11 @@ def add_label_sheet_parser(sub: Any) -> None:
                         "--repeats spread; uniform where the run has neither)")
     p.add_argument("-m", "--metrics", help="comma-separated metrics to label (default: all)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("-o", "--out", default="label-sheet.csv", help="default: %(default)s")
+    p.add_argument("-o", "--out", default="label-sheet.csv",
+                   help="the sheet's file (default: %(default)s), with SHEET.draw.json beside "
+                        "it. It is never written over an input of the command (the run's "
+                        "files, --dataset) or over a sheet that already holds a label; an "
+                        "existing sheet with every label cell empty is replaced")
     p.set_defaults(func=cmd_label_sheet)
 
 
@@ -85,8 +73,11 @@ def cmd_label_sheet(args: argparse.Namespace) -> int:
     from localeval.estimate import make_sheet
 
     metrics = [m.strip() for m in args.metrics.split(",")] if args.metrics else None
+    notes: list[str] = []
     d, paths = make_sheet(args.run, args.out, args.n, seed=args.seed, active=args.active,
-                          metrics=metrics, dataset=args.dataset)
+                          metrics=metrics, dataset=args.dataset, notes=notes)
+    for note in notes:
+        print(f"localeval: note: {note}", file=sys.stderr)
     print(f"drew {int(d.chosen.sum())} of {len(d.ids)} rows ({d.name}; probabilities: "
           f"{d.basis})")
     for p in paths:
@@ -94,12 +85,25 @@ def cmd_label_sheet(args: argparse.Namespace) -> int:
     return 0
 
 
+def _labels_for(args: argparse.Namespace) -> tuple[Any, Any, list[str] | None]:
+    """(run, labels, metrics): the labels read with the run's metric names (a custom
+    metric named ``Politeness Check`` keeps its name); ``estimate`` checks the rest."""
+    from localeval.estimate import read_labels
+    from localeval.resultsets import label_metric_name, load_result_set
+
+    rs = load_result_set(args.run)
+    metrics = [label_metric_name(args.metric, rs.metrics)] if args.metric else None
+    lab = read_labels(args.labels, metric=args.metric, scale=args.labels_scale,
+                      run_metrics=rs.metrics)
+    return rs, lab, metrics
+
+
 def cmd_estimate(args: argparse.Namespace) -> int:
     from localeval.estimate import estimate, render_estimate, write_estimate
 
-    metrics = [args.metric] if args.metric else None
-    r = estimate(args.run, args.labels, metrics=metrics, random_draw=args.random_draw,
-                 scale=args.scale, reference=args.reference_interval)
+    rs, lab, metrics = _labels_for(args)
+    r = estimate(rs, lab, metrics=metrics, random_draw=args.labels_random_draw,
+                 scale=args.labels_scale, reference=args.labels_reference_interval)
     if args.plan is not None:
         return _plan(args, r)
     paths = write_estimate(r, args.out)
@@ -130,18 +134,12 @@ def _plan(args: argparse.Namespace, r: Any) -> int:
 
 def add_run_labels_options(r: Any) -> None:
     """``localeval run ... --labels FILE``: corrected estimates beside the judge-only means."""
-    g = r.add_argument_group("labels (corrected estimates, docs/calibrated-estimates.md)")
+    g = add_label_options(r, short=False)
     g.add_argument("--labels", metavar="FILE",
                    help="labels of some rows (a filled 'localeval label-sheet', a table with id "
                         "and label_<metric> columns, or another judge's run): adds corrected "
                         "means (PPI++) and the judge's calibration to summary.json, "
                         "summary.md, the table and report.html")
-    g.add_argument("--labels-scale", type=label_scale, metavar="LO-HI",
-                   help="graded labels, rescaled to 0-1 as (v - LO) / (HI - LO), e.g. 1-5")
-    g.add_argument("--labels-random-draw", action="store_true",
-                   help="labels that name no draw ARE a uniform random draw of the rows")
-    g.add_argument("--labels-reference-interval", action="store_true",
-                   help="plain PPI++ intervals (ppi-python's, no pseudo-rows)")
 
 
 def check_run_labels(args: argparse.Namespace) -> None:
@@ -152,30 +150,35 @@ def check_run_labels(args: argparse.Namespace) -> None:
         read_labels(args.labels, scale=args.labels_scale)
 
 
-def add_run_labels(args: argparse.Namespace, result: Any) -> None:
-    """After the run: the corrected estimates into summary.json, and the reports re-rendered.
+def add_run_labels(args: argparse.Namespace) -> Any:
+    """The run's ``summary_sections`` hook for ``--labels`` (None without it).
 
-    Bad labels (ids not in the run, too few, all equal, a sheet that does not
-    match its draw) raise the same one-line errors as ``localeval estimate``
-    (exit 2); the run's own files are complete by then and stay as written.
+    ``run.evaluate`` calls it once every sample is scored, with the records it
+    reads back from results.jsonl one at a time (the run keeps no samples for
+    it), and writes the ``corrected`` section it returns into summary.json and
+    both reports: one write of each. Bad labels (ids not in the run, too few,
+    all equal, a sheet that does not match its draw) raise the same one-line
+    errors as ``localeval estimate`` (exit 2); the run's own files are written
+    without the section first, and the hook's ``failed`` is that error, so the
+    command can say the run is complete.
     """
     if not getattr(args, "labels", None):
-        return
+        return None
     from localeval.errors import LocalevalError
     from localeval.estimate import run_corrections
-    from localeval.report import write_html_report, write_markdown_report
-    from localeval.results import atomic_file, dumps_strict
 
-    try:
-        section = run_corrections(args.out, args.labels, random_draw=args.labels_random_draw,
-                                  scale=args.labels_scale,
-                                  reference=getattr(args, "labels_reference_interval", False))
-    except LocalevalError:
-        print(f"localeval: the run is complete in {args.out} (judge-only means); the labels "
-              "were not used:", file=sys.stderr)
-        raise
-    result.summary["corrected"] = section
-    with atomic_file(Path(args.out) / "summary.json") as f:
-        f.write(dumps_strict(result.summary, indent=2) + "\n")
-    write_html_report(args.out, result.summary, result.records(), result.samples)
-    write_markdown_report(args.out, result.summary)
+    class Corrections:
+        failed: LocalevalError | None = None
+
+        def __call__(self, records: Any) -> dict[str, Any]:
+            try:
+                return {"corrected": run_corrections(
+                    records, args.labels, random_draw=args.labels_random_draw,
+                    scale=args.labels_scale,
+                    reference=getattr(args, "labels_reference_interval", False),
+                    source=str(Path(args.out) / "results.jsonl"))}
+            except LocalevalError as e:
+                self.failed = e
+                raise
+
+    return Corrections()

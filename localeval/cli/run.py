@@ -14,10 +14,10 @@ from typing import Any
 
 from localeval.cli.estimate import add_run_labels, add_run_labels_options, check_run_labels
 from localeval.cli.example import EXAMPLE, example_path
-from localeval.errors import UsageError
+from localeval.errors import LocalevalError, UsageError
 
 __all__ = ["add_run_parser", "add_retrieval_parser", "add_judge_options", "judge_options",
-           "cmd_run", "cmd_retrieval"]
+           "cmd_run", "cmd_retrieval", "seed_int", "positive_int", "non_negative_float"]
 
 
 def add_run_parser(sub: argparse._SubParsersAction) -> None:
@@ -79,7 +79,8 @@ def _add_run_options(r: argparse.ArgumentParser) -> None:
     d.add_argument("--lang", choices=["auto", "en", "ja", "zh"],
                    help="language for prompts, sentence splitting and tokenising "
                         "(default: $LOCALEVAL_LANG or auto)")
-    d.add_argument("--seed", type=int, help="(default: $LOCALEVAL_SEED or 0)")
+    d.add_argument("--seed", type=seed_int, help="a whole number >= 0 (default: "
+                   "$LOCALEVAL_SEED or 0)")
     few = d.add_mutually_exclusive_group()
     few.add_argument("--limit", type=positive_int, metavar="N",
                      help="score only the first N samples (try a few rows first); recorded "
@@ -133,6 +134,19 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
+
+
+def seed_int(text: str) -> int:
+    """An argparse type: a seed, a whole number >= 0 (``config.check_seed``): numpy's
+    generators refuse a negative one, which would fail only after the scoring."""
+    from localeval.config import check_seed
+
+    try:
+        return check_seed(int(text), "--seed")
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    except UsageError as e:
+        raise argparse.ArgumentTypeError(str(e).removeprefix("--seed ")) from None
 
 
 def non_negative_float(text: str) -> float:
@@ -194,8 +208,6 @@ def judge_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Evaluate the dataset, print the summary; 1 when a gate fails (``_Gates``)."""
-    from localeval.run import evaluate
-
     gates = _Gates(args)
     data = example_path() if args.dataset == EXAMPLE else Path(args.dataset)
     if args.repeats < 1:
@@ -213,7 +225,28 @@ def cmd_run(args: argparse.Namespace) -> int:
         if not (args.json or args.quiet):
             print(f"localeval: {msg}", file=sys.stderr)
 
-    result = evaluate(
+    # --labels: the corrected estimates are computed from results.jsonl once every sample
+    # is scored, and written with the summary and reports (one write each)
+    labels = add_run_labels(args)
+    try:
+        result = _evaluate(args, data, gates, cache, labels, warn, info)
+    except LocalevalError as e:
+        if labels is not None and labels.failed is e:
+            print(f"localeval: the run is complete in {args.out} (judge-only means); the "
+                  "labels were not used:", file=sys.stderr)
+        raise
+    _print_summary(result.summary, args)
+    if args.dataset == EXAMPLE:
+        info(_example_next_steps(result.summary, args))
+    return gates.check(result)
+
+
+def _evaluate(args: argparse.Namespace, data: Any, gates: "_Gates", cache: Any, labels: Any,
+              warn: Any, info: Any) -> Any:
+    """``run.evaluate`` with the command line's settings."""
+    from localeval.run import evaluate
+
+    return evaluate(
         data, _run_metrics(args), judge=args.judge, judge_options=judge_options(args),
         workers=args.workers,
         # --fail-if-unfit-judge needs the judge check even where configuration switches it off
@@ -226,15 +259,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         repeats=args.repeats, cache=cache, device=args.device, out_dir=args.out,
         progress=False if (args.quiet or args.json) else None, on_warning=warn,
         expect_metrics=gates.named, limit=args.limit, sample=args.sample, options_as="cli",
-        # per-sample gates and --labels (which re-renders the report) read every sample's
-        # scores; otherwise the run keeps none (results.jsonl has them)
-        keep_samples=bool(gates.each or getattr(args, "labels", None)),
+        # per-sample gates read every sample's scores; otherwise the run keeps none
+        # (results.jsonl has them, and --labels reads them from it)
+        keep_samples=bool(gates.each), summary_sections=labels,
     )
-    add_run_labels(args, result)
-    _print_summary(result.summary, args)
-    if args.dataset == EXAMPLE:
-        info(_example_next_steps(result.summary, args))
-    return gates.check(result)
 
 
 def _example_next_steps(summary: dict[str, Any], args: argparse.Namespace) -> str:

@@ -17,46 +17,43 @@ __all__ = ["add_diff_parser", "cmd_diff"]
 
 def add_diff_parser(sub: argparse._SubParsersAction) -> None:
     """``localeval diff BASE NEW``."""
-    from localeval.cli.estimate import label_scale
+    from localeval.cli.label_options import add_label_options
 
     p = sub.add_parser(
         "diff", help="did my change help? compare two versions of a pipeline, sample by sample",
         description="Compare version NEW with version BASE on the same questions: per metric "
-                    "the paired mean difference with a 95%% bootstrap interval, samples that "
+                    "the paired mean difference with a 95%% interval (randomization test "
+                    "below 100 pairs, bootstrap above), samples that "
                     "got better or worse, newly failing or unscored. Exit codes: 0 done, "
                     "1 a --fail-if-worse gate failed, 2 bad input or options. With --labels-base and "
                     "--labels-new, also the difference corrected by labels (PPI++).")
     p.add_argument("base", help="the base version: a localeval run directory or results.jsonl, "
                                 "a RAGAS to_pandas() export (.csv/.json/.jsonl) or a deepeval JSON")
     p.add_argument("new", help="the new version (same formats; the two may differ)")
-    p.add_argument("-m", "--metrics", help="comma-separated metrics (default: every metric both "
-                                           "runs have)")
+    p.add_argument("-m", "--metrics", help="comma-separated metrics, as the results name them "
+                                           "(default: every metric both runs have)")
     p.add_argument("--threshold", action="append", metavar="[METRIC=]VALUE",
                    help="pass mark for the newly-failing / newly-passing counts: a number for "
                         "every metric (default 0.5), METRIC=VALUE for one (repeatable)")
     p.add_argument("--fail-if-worse", action="append", metavar="METRIC[=MARGIN]",
                    help="exit 1 when the metric's 95%% interval lies entirely below -MARGIN "
-                        "(worse by more than the margin); 'all=MARGIN' for every metric "
-                        "(repeatable or comma-separated; default margin 0)")
+                        "(worse by more than the margin), or when it has no interval (fewer "
+                        "than 6 pairs, nothing scored); 'all=MARGIN' for every metric "
+                        "(repeatable or comma-separated; MARGIN a finite number >= 0, "
+                        "default 0; the last '=' splits: rougeL:threshold=0.5=0.02)")
     p.add_argument("--base-data", metavar="FILE", help="the data set BASE evaluated ('example' "
                    "for the bundled one): shows answers and contexts on the page")
     p.add_argument("--new-data", metavar="FILE", help="the data set NEW evaluated")
-    p.add_argument("--labels-base", metavar="FILE",
+    g = add_label_options(p)
+    g.add_argument("--labels-base", metavar="FILE",
                    help="labels of BASE's rows (a filled 'localeval label-sheet' of BASE, a "
                         "table with id and label_<metric> columns, or another judge's run): "
                         "with --labels-new, adds the difference corrected by labels (PPI++)")
-    p.add_argument("--labels-new", metavar="FILE",
+    g.add_argument("--labels-new", metavar="FILE",
                    help="labels of NEW's rows, on the same rows as --labels-base")
-    p.add_argument("--reference-interval", action="store_true",
-                   help="with labels: the plain PPI++ interval (ppi-python's) instead of the "
-                        "default one widened by independent pseudo-rows (valid when the judge "
-                        "rarely disagrees with few labels)")
-    p.add_argument("--random-draw", action="store_true",
-                   help="labels that name no draw ARE a uniform random draw of the rows")
-    p.add_argument("--scale", type=label_scale, metavar="LO-HI",
-                   help="graded labels, rescaled to 0-1 as (v - LO) / (HI - LO), e.g. 1-5")
     p.add_argument("--resamples", type=int, default=None,
-                   help="bootstrap resamples (default 9999)")
+                   help="bootstrap resamples, and random sign vectors of the randomization "
+                        "test from 21 to 99 pairs (default 9999)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="print diff.json to stdout")
     p.add_argument("-o", "--out", default="localeval-diff",
@@ -65,25 +62,31 @@ def add_diff_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _thresholds(specs: list[str] | None) -> tuple[float, dict[str, float]]:
-    from localeval.errors import UsageError
+    """``--threshold 0.7`` (every metric) and ``--threshold METRIC=0.7`` (one), finite."""
+    from localeval.metrics import ValueRule, parse_metric_values
 
+    rule = ValueRule("--threshold", what="threshold", form="a number or METRIC=NUMBER",
+                     example="0.7 or faithfulness=0.7", bare="value")
     default, per = 0.5, {}
-    for spec in specs or ():
-        name, _, raw = spec.rpartition("=")
-        try:
-            value = float(raw)
-        except ValueError:
-            raise UsageError(f"--threshold {spec!r}: expected a number or METRIC=NUMBER") from None
-        if name:
-            per[name] = value
-        else:
+    for name, value in parse_metric_values(specs, rule):
+        if name is None:
             default = value
+        else:
+            per[name] = value
     return default, per
+
+
+def _metrics(text: str | None) -> list[str] | None:
+    """``-m``: comma-separated metric keys (parameters kept together), each once, in order."""
+    from localeval.metrics import split_metric_list
+
+    return list(dict.fromkeys(split_metric_list(text))) if text else None
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
     """Compare, print, write, gate; returns 0, or 1 when a gate failed."""
-    from localeval.cli.agreement import split_metrics, terminal_console
+    from localeval.cli.agreement import terminal_console
+    from localeval.config import check_resamples, check_seed
     from localeval.errors import UsageError
     from localeval.versions import (
         add_corrected,
@@ -96,14 +99,15 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
     gates = parse_worse_gates(args.fail_if_worse)  # bad options fail before any work
     default, per = _thresholds(args.threshold)
-    if args.resamples is not None and args.resamples < 100:
-        raise UsageError("--resamples must be at least 100")
+    check_seed(args.seed, "--seed")
+    if args.resamples is not None:
+        check_resamples(args.resamples, "--resamples")
     kw: dict[str, Any] = {} if args.resamples is None else {"n_resamples": args.resamples}
-    d = diff_runs(args.base, args.new, metrics=split_metrics(args.metrics), threshold=default,
+    d = diff_runs(args.base, args.new, metrics=_metrics(args.metrics), threshold=default,
                   thresholds=per, base_data=args.base_data, new_data=args.new_data,
                   seed=args.seed, **kw)
-    add_corrected(d, args.labels_base, args.labels_new, random_draw=args.random_draw,
-                  scale=args.scale, reference=args.reference_interval)
+    add_corrected(d, args.labels_base, args.labels_new, random_draw=args.labels_random_draw,
+                  scale=args.labels_scale, reference=args.labels_reference_interval)
     unknown = [k for k in per if k not in {m.metric for m in d.metrics}]
     if unknown:
         raise UsageError(f"--threshold names {', '.join(map(repr, unknown))}, not compared here")

@@ -149,6 +149,8 @@ def _sample(n: int, rec: Mapping[str, Any], source: str, cmap: dict[str, str],
     if frame:  # pd.read_csv's NaN is the file's empty cell: "" or []
         values.update({f: _from_cell(f, "", origin[f]) for f, v in values.items()
                        if v is None and f != "id"})
+        if "id" in values:
+            values["id"] = frame_id(rec[origin["id"]])
     kw: dict[str, Any] = {}
     for f, v in values.items():
         col = origin[f]
@@ -163,6 +165,27 @@ def _sample(n: int, rec: Mapping[str, Any], source: str, cmap: dict[str, str],
             names.setdefault(f, col)
     sid = kw.pop("id", None)
     return Sample(id=sid if sid is not None else str(ordinal or n), metadata=meta, row=n, **kw)
+
+
+def frame_id(v: Any) -> Any:
+    """A DataFrame's id cell as the CSV file it was read from gives it: text.
+
+    ``pd.read_csv`` turns a column of numeric ids into int64, into float64 when a
+    cell is empty (1 becomes 1.0, the empty cell NaN) and True/False into bool;
+    the file's reader gives each cell's text. So an integral float is its
+    integer's text ("1"), another float its shortest text ("1.5"), a bool
+    "True"/"False" and NaN the empty cell's "". (pandas has dropped what the
+    text alone kept: a leading zero, an exponent: ``dtype={"id": str}`` keeps it.)
+    Anything else is left for ``_coerce`` to check.
+    """
+    v = _unnumpy(v)
+    if isinstance(v, bool):
+        return str(v)
+    if isinstance(v, float):
+        if math.isnan(v):
+            return ""
+        return str(int(v)) if v.is_integer() else repr(v)
+    return v
 
 
 def _missing(v: Any) -> bool:

@@ -7,7 +7,8 @@ English/Japanese/Chinese dataset is still mixed in a small sample. The draw
 depends only on the seed and the data, so the same command draws the same
 samples; the samples keep their file order. Both are recorded in the run's
 signature (``report.signature``): a mean over a subset is not comparable
-with a mean over the whole dataset.
+with a mean over the whole dataset. N at least the number of samples is the
+whole dataset: nothing is recorded, and the run says so (``Subset.note``).
 """
 
 from __future__ import annotations
@@ -45,9 +46,29 @@ class Subset:
     def active(self) -> bool:
         return self.limit is not None or self.sample is not None
 
+    def covers(self, total: int) -> bool:
+        """Whether the subset asked for is the whole of ``total`` samples (N >= total)."""
+        n = self.limit if self.limit is not None else self.sample
+        return n is not None and n >= total
+
+    def note(self, total: int, options_as: str = "python") -> str | None:
+        """What to tell when the subset asked for is the whole data (None otherwise)."""
+        if not (self.active and self.covers(total)):
+            return None
+        name = "limit" if self.limit is not None else "sample"
+        n = self.limit if self.limit is not None else self.sample
+        opt = f"--{name} {n}" if options_as == "cli" else f"{name}={n}"
+        return (f"{opt} asks for at least all {total} samples of the data: every sample is "
+                "scored, and the signature records no subset (the means are the whole data's)")
+
     def record(self, total: int, kept: int) -> dict[str, Any] | None:
-        """The signature entry: what was asked and how many of how many samples ran."""
-        if not self.active:
+        """The signature entry: what was asked and how many of how many samples ran.
+
+        None when nothing was asked, or when what was asked is the whole data
+        (``--sample 100`` of 6 rows scores all 6: its means are the whole data's,
+        comparable with any run of it, so ``sample:100of6`` would mislead).
+        """
+        if not self.active or self.covers(total):
             return None
         how = {"limit": self.limit} if self.limit is not None else {
             "sample": self.sample, "seed": self.seed}

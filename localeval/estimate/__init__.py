@@ -1,7 +1,8 @@
 """Corrected estimates: a judge's scores on all rows plus a few labels give a mean with a valid interval.
 
-Modules: ``ppi`` (judge-only, labels-only, PPI++ and active-draw means, the
-paired difference of two versions), ``draw`` (uniform and active draws of
+Modules: ``ppi`` (judge-only, labels-only and PPI++ means of a uniform draw, the
+``Estimate`` they return), ``active`` (the weighted mean of an active draw),
+``difference`` (the paired difference of two versions), ``draw`` (uniform and active draws of
 rows to label), ``sheet`` (the labelling CSV), ``labels`` (reading labels
 back), ``uncertainty`` (the judge's per-row uncertainty), ``analysis``
 (``estimate``), ``plan`` (how many labels a target precision needs),
@@ -17,7 +18,7 @@ _WHERE = {
     "Estimate": ".ppi",
     "REFERENCE_METHOD": ".ppi",
     "EstimateResult": ".analysis",
-    "active_mean": ".ppi",
+    "active_mean": ".active",
     "corrected_mean": ".ppi",
     "draw_rows": ".draw",
     "check_labels": ".analysis",
@@ -31,7 +32,7 @@ _WHERE = {
     "labels_only": ".ppi",
     "labels_worth": ".ppi",
     "make_sheet": ".pages",
-    "paired_difference": ".ppi",
+    "corrected_difference": ".difference",
     "plan_labels": ".plan",
     "plan_lines": ".plan",
     "read_labels": ".labels",

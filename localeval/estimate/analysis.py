@@ -16,12 +16,15 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from localeval.agreement import ResultSet, align, load_result_set
 from localeval.errors import DataError, UsageError
+from localeval.estimate.active import active_mean
 from localeval.estimate.draw import Draw, draw_rows
 from localeval.estimate.labels import LabelSet, read_labels
-from localeval.estimate.ppi import Estimate, active_mean, corrected_mean, judge_only, labels_only, labels_worth
+from localeval.estimate.ppi import Estimate, corrected_mean, judge_only, labels_only, labels_worth
+from localeval.estimate.sheet import draw_pool
 from localeval.estimate.uncertainty import run_uncertainty
+from localeval.results import MetricEstimates
+from localeval.resultsets import ResultSet, align, load_result_set
 
 __all__ = ["MetricEstimate", "EstimateResult", "CheckedLabels", "estimate", "check_labels",
            "check_spread", "MIN_LABELS", "PROB_TOL"]
@@ -30,6 +33,8 @@ __all__ = ["MetricEstimate", "EstimateResult", "CheckedLabels", "estimate", "che
 MIN_LABELS = 10
 #: How far a sheet's inclusion probability may differ from the redrawn one (CSV round trip).
 PROB_TOL = 1e-9
+#: Labels lie in [0, 1] (graded ones rescaled), so does their mean: intervals are cut to it.
+LABEL_BOUNDS = (0.0, 1.0)
 
 
 @dataclass
@@ -49,7 +54,7 @@ class MetricEstimate:
     #: the judge's uncertainty per kept row): what planning works from
     arrays: dict[str, Any] = field(default_factory=dict, repr=False)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> MetricEstimates:
         return {"metric": self.metric, "rows": self.n_rows, "labelled": self.n_labelled,
                 "judge_only": self.judge.to_dict(), "labels_only": self.labels.to_dict(),
                 "corrected": self.corrected.to_dict(), "judge_bias": self.bias.to_dict(),
@@ -71,37 +76,70 @@ class EstimateResult:
     method: str = ""
 
 
-def _check_draw(lab: LabelSet, run: ResultSet, ids: list[str], pairs: dict[str, str],
-                metrics: Sequence[str]) -> Draw:
-    """Redraw the sheet's draw from the run and refuse labels that do not match it."""
+def _redraw(lab: LabelSet, run: ResultSet, ids: list[str], metrics: Sequence[str]) -> Draw:
+    """The sheet's draw made again from ``ids`` of the run."""
     assert lab.draw is not None
-    mode, seed, n = lab.draw
-    if mode == "active":
-        u, basis = run_uncertainty(run, ids, metrics)
-        d = draw_rows(ids, n, seed, mode="active", uncertainty=u, basis=basis)
-    else:
-        d = draw_rows(ids, n, seed)
-    drawn = set(d.drawn_ids)
+    name = lab.draw
+    if name.mode == "active":
+        u, bases = run_uncertainty(run, ids, metrics)
+        basis = " and ".join(bases)
+        return draw_rows(ids, name.n, name.seed, mode="active", uncertainty=u, basis=basis,
+                         floor_share=name.floor)
+    return draw_rows(ids, name.n, name.seed)
+
+
+def _check_draw(lab: LabelSet, run: ResultSet, pairs: dict[str, str],
+                metrics: Sequence[str]) -> Draw:
+    """Redraw the sheet's draw from the run and refuse labels that do not match it.
+
+    A sheet draws from the rows the judge scored on at least one of its metrics
+    (``sheet.draw_pool``); sheets of earlier versions drew from every row. Both
+    are tried, the sheet's own pool first: a sheet matching either is that draw.
+    """
+    sheet_metrics = lab.sheet_metrics or list(metrics)
+    pools = [draw_pool(run, sheet_metrics)[0], list(run.scores)]
+    if pools[0] == pools[1]:
+        pools.pop()
     back = {rid: lid for lid, rid in pairs.items()}
+    first: DataError | None = None
+    for ids in pools:
+        try:
+            d = _redraw(lab, run, ids, sheet_metrics)
+        except UsageError as e:  # the pool is too small for the sheet's n: not this draw
+            first = first or DataError(f"the labels file does not match its draw: {e}",
+                                       file=lab.source, column="id")
+            continue
+        problem = _mismatch(d, lab, pairs, back)
+        if problem is None:
+            return d
+        first = first or problem
+    assert first is not None
+    raise first
+
+
+def _mismatch(d: Draw, lab: LabelSet, pairs: dict[str, str], back: dict[str, str]
+              ) -> DataError | None:
+    """Why the labels are not draw ``d`` of the run (None: they are)."""
     for rid in d.drawn_ids:
         if rid not in back:
-            raise DataError(f"the labels file does not match draw {d.name} of this run: its row "
-                            f"{rid!r} is missing (every drawn row must stay in the sheet; leaving "
-                            "rows out breaks the random draw)",
-                            file=lab.source, column="id")
+            return DataError(f"the labels file does not match draw {d.name} of this run: its "
+                             f"row {rid!r} is missing (every drawn row must stay in the sheet; "
+                             "leaving rows out breaks the random draw)",
+                             file=lab.source, column="id")
+    drawn, at = set(d.drawn_ids), d.position()
     for lid, n_row in lab.rows.items():
         rid = pairs[lid]
         if rid not in drawn:
-            raise DataError(f"id {lid!r} is not in draw {d.name} of this run: the labels file "
-                            "does not match the draw it names", file=lab.source, row=n_row,
-                            column="id", unit="row")
-        want = float(d.prob[ids.index(rid)])
+            return DataError(f"id {lid!r} is not in draw {d.name} of this run: the labels file "
+                             "does not match the draw it names", file=lab.source, row=n_row,
+                             column="id", unit="row")
+        want = float(d.prob[at[rid]])
         if abs(lab.prob.get(lid, -1.0) - want) > PROB_TOL:
-            raise DataError(f"inclusion probability {lab.prob.get(lid)!r} differs from the "
-                            f"draw's {want!r}: the labels file does not match draw {d.name} "
-                            "of this run", file=lab.source, row=n_row,
-                            column="inclusion_probability", unit="row")
-    return d
+            return DataError(f"inclusion probability {lab.prob.get(lid)!r} differs from the "
+                             f"draw's {want!r}: the labels file does not match draw {d.name} "
+                             "of this run", file=lab.source, row=n_row,
+                             column="inclusion_probability", unit="row")
+    return None
 
 
 @dataclass
@@ -115,6 +153,8 @@ class CheckedLabels:
     metrics: list[str]
     draw: Draw | None
     alignment: dict[str, Any]
+    #: every row of the run labelled, no draw named (nothing to correct: the labels' mean)
+    census: bool = False
 
     def values(self, metric: str) -> dict[str, float]:
         """Run id -> label of ``metric``; refuses a drawn row left unlabelled."""
@@ -140,7 +180,8 @@ def check_labels(run: str | Path | ResultSet, labels: str | Path | LabelSet, *,
     """
     rs = run if isinstance(run, ResultSet) else load_result_set(run)
     lab = labels if isinstance(labels, LabelSet) else read_labels(
-        labels, metric=metrics[0] if metrics and len(metrics) == 1 else None, scale=scale)
+        labels, metric=metrics[0] if metrics and len(metrics) == 1 else None, scale=scale,
+        run_metrics=rs.metrics)
     assert lab.result_set is not None
     al = align(rs, lab.result_set)
     if al.only_b:
@@ -158,15 +199,33 @@ def check_labels(run: str | Path | ResultSet, labels: str | Path | LabelSet, *,
                             file=rs.source)
         if m not in lab.values:
             raise DataError(f"no label column for metric {m!r}", file=lab.source)
+        _check_judge_scored(rs, lab, m, {pairs[lid] for lid in lab.values[m] if lid in pairs})
     draw: Draw | None = None
+    # every row of the run labelled: a census, not a subset (nothing was chosen by hand)
+    census = lab.draw is None and bool(rs.scores) and all(
+        len({pairs[lid] for lid in lab.values[m] if lid in pairs}) == len(rs.scores)
+        for m in chosen)
     if lab.draw is not None:
-        draw = _check_draw(lab, rs, list(rs.scores), pairs, chosen)
-    elif not random_draw and not (lab.kind == "results" and len(pairs) == len(rs.scores)):
+        draw = _check_draw(lab, rs, pairs, chosen)
+    elif not random_draw and not census:
         raise UsageError(f"{lab.source} names no draw from 'localeval label-sheet': labels for "
                          "a hand-picked subset give a biased estimate. Label a sheet from "
                          "'localeval label-sheet', or pass --random-draw if these rows are a "
                          "uniform random draw of the run's rows")
-    return CheckedLabels(rs, lab, pairs, chosen, draw, al.to_dict())
+    return CheckedLabels(rs, lab, pairs, chosen, draw, al.to_dict(),
+                         census=census and not random_draw)
+
+
+def _check_judge_scored(rs: ResultSet, lab: LabelSet, m: str, rows: set[str]) -> None:
+    """Refuse a metric the judge scored on none of its labelled rows, saying so."""
+    if not rows or any(rs.scores[r].get(m) is not None for r in rows):
+        return  # no labels (the spread check says so), or something to correct
+    scored = sum(1 for s in rs.scores.values() if s.get(m) is not None)
+    where = ("it scored none of the run's rows" if not scored else
+             f"it scored {scored} of the run's {len(rs.scores)} rows, none of them labelled")
+    raise DataError(f"the judge scored none of the {len(rows)} labelled rows for {m!r} "
+                    f"({where}; results.jsonl says why each row is unscored): there is "
+                    "nothing to correct", file=lab.source, column=lab.columns.get(m, m))
 
 
 def check_spread(y: np.ndarray, what: str, source: str, column: str) -> None:
@@ -189,8 +248,11 @@ def estimate(run: str | Path | ResultSet, labels: str | Path | LabelSet, *,
     (labels-only and corrected) instead of the default ones with pseudo-rows."""
     c = check_labels(run, labels, metrics=metrics, random_draw=random_draw, scale=scale)
     out = EstimateResult(c.run.source, c.labels.source,
-                         c.draw.name if c.draw else "uniform (as stated)", c.alignment,
-                         level=level)
+                         c.draw.name if c.draw else "census (every row)" if c.census
+                         else "uniform (as stated)", c.alignment, level=level)
+    if c.census:
+        out.notes.append("every row of the run is labelled (a census, not a draw): the "
+                         "corrected mean is the labels' mean")
     for m in c.metrics:
         out.metrics.append(_one_metric(c, m, level, reference))
     out.method = "; ".join(dict.fromkeys(m.corrected.method or "" for m in out.metrics))
@@ -209,13 +271,17 @@ def _one_metric(c: CheckedLabels, m: str, level: float, reference: bool) -> Metr
     y = np.array([g[1] for g in got], dtype=float)
     check_spread(y, m, lab.source, lab.columns.get(m, m))
     if draw is not None and draw.mode == "active":
-        prob = np.array([draw.prob[ids.index(sid)] for sid in keep])
-        lab_est = active_mean(f, y, idx, prob, level=level, lam=0.0)
-        corr = active_mean(f, y, idx, prob, level=level)
+        at = draw.position()
+        # a kept row outside the draw's pool was never drawable and holds no label; only
+        # drawn rows' probabilities weigh anything, so any value does for it
+        prob = np.array([draw.prob[at[sid]] if sid in at else 1.0 for sid in keep])
+        lab_est = active_mean(f, y, idx, prob, level=level, lam=0.0, bounds=LABEL_BOUNDS)
+        corr = active_mean(f, y, idx, prob, level=level, bounds=LABEL_BOUNDS)
     else:
-        lab_est = labels_only(y, level, reference=reference)
+        lab_est = labels_only(y, level, reference=reference, bounds=LABEL_BOUNDS)
         # every row labelled: nothing left for the judge to add
-        corr = (corrected_mean(f, y, idx, level=level, reference=reference)
+        corr = (corrected_mean(f, y, idx, level=level, reference=reference,
+                               bounds=LABEL_BOUNDS)
                 if len(y) < len(f) - 1 else lab_est)
     return MetricEstimate(m, len(keep), len(y), judge_only(f, level), lab_est, corr,
                           labels_only(f[idx] - y, level), labels_worth(lab_est, corr),

@@ -7,27 +7,36 @@
 - another judge's scores: a localeval run directory or a RAGAS / deepeval
   export, read by ``agreement.load_result_set`` ("what would that judge say").
 
-Values must lie in [0, 1]; graded labels (1-5) are rescaled with ``scale``
-(lo, hi) to (v - lo) / (hi - lo). Every bad cell is one DataError naming
-file, row and column.
+Tables are read by ``agreement.read_label_table``, the one labels reader
+(``validate`` reads through it too): a CSV saved with ``;`` as its separator,
+a sheet's quoted cells and strict number cells read the same everywhere.
+Values must be finite numbers in [0, 1]; graded labels (1-5) are rescaled with
+``scale`` (lo, hi) to (v - lo) / (hi - lo). Every bad cell is one DataError
+naming file, row and column.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
-from localeval.agreement import ID_COLUMNS, ResultSet, canonical_metric_name, load_result_set, read_table, row_id
 from localeval.errors import DataError, UsageError
-from localeval.estimate.draw import parse_draw
+from localeval.estimate.draw import DrawName, parse_draw
 from localeval.estimate.sheet import DRAW_COLUMN, LABEL_PREFIX, PROB_COLUMN
-from localeval.results import unquote_cell
+from localeval.resultsets import (
+    LabelTable,
+    ResultSet,
+    label_metric_name,
+    label_number,
+    load_result_set,
+    read_label_table,
+)
 
 __all__ = ["LabelSet", "read_labels"]
 
 _TABLES = (".csv", ".tsv", ".json", ".jsonl", ".ndjson")
+_PREFIXES = (LABEL_PREFIX, "human_")
 
 
 @dataclass
@@ -38,43 +47,42 @@ class LabelSet:
     values: dict[str, dict[str, float]] = field(default_factory=dict)
     rows: dict[str, int] = field(default_factory=dict)
     columns: dict[str, str] = field(default_factory=dict)  # metric -> column it came from
-    draw: tuple[str, int, int] | None = None
+    draw: DrawName | None = None
     prob: dict[str, float] = field(default_factory=dict)
     result_set: ResultSet | None = None  # ids and content, for the alignment
     kind: str = "table"
+    #: every metric the file has a label column for (``columns`` keeps only those asked for)
+    sheet_metrics: list[str] = field(default_factory=list)
 
     def unit(self) -> str:
         return "row"
 
 
-def _label_columns(cols: list[str], metric: str | None) -> dict[str, str]:
-    out = {}
+def _label_columns(cols: list[str], metric: str | None,
+                   run_metrics: Sequence[str] | None) -> tuple[dict[str, str], list[str]]:
+    """(metric -> column asked for, every labelled metric of the file)."""
+    out: dict[str, str] = {}
     for c in cols:
-        for prefix in (LABEL_PREFIX, "human_"):
+        for prefix in _PREFIXES:
             if c.startswith(prefix) and len(c) > len(prefix):
-                out[canonical_metric_name(c[len(prefix):])] = c
+                out.setdefault(label_metric_name(c[len(prefix):], run_metrics), c)
     if not out and "label" in cols:
         if not metric:
             raise UsageError("the labels file has one 'label' column: say which metric it "
                              "labels with --metric NAME")
-        out[canonical_metric_name(metric)] = "label"
+        out[label_metric_name(metric, run_metrics)] = "label"
+    every = list(out)
     if metric:
-        out = {m: c for m, c in out.items() if m == canonical_metric_name(metric)}
-    return out
+        want = label_metric_name(metric, run_metrics)
+        out = {m: c for m, c in out.items() if m == want}
+    return out, every
 
 
-def _value(v: Any, src: str, n: int, col: str, scale: tuple[float, float] | None) -> float | None:
-    v = unquote_cell(v)
-    if v is None or (isinstance(v, str) and not v.strip()):
-        return None
-    try:
-        if isinstance(v, bool):
-            raise ValueError
-        f = float(v)
-    except (TypeError, ValueError):
-        raise DataError(f"label must be a number, got {v!r}", file=src, row=n, column=col,
-                        unit="row") from None
-    if math.isnan(f):
+def _value(v: Any, src: str, n: int, col: str, scale: tuple[float, float] | None,
+           t: LabelTable | None = None) -> float | None:
+    f = (t.number(v, n, col) if t is not None
+         else label_number(v, file=src, row=n, column=col, unit="row"))
+    if f is None:
         return None
     lo, hi = scale or (0.0, 1.0)
     if not lo <= f <= hi:
@@ -86,18 +94,28 @@ def _value(v: Any, src: str, n: int, col: str, scale: tuple[float, float] | None
 
 
 def read_labels(path: str | Path, *, metric: str | None = None,
-                scale: tuple[float, float] | None = None) -> LabelSet:
-    """Read labels from ``path`` (see the module docstring); ``metric`` picks one column."""
+                scale: tuple[float, float] | None = None,
+                run_metrics: Sequence[str] | None = None) -> LabelSet:
+    """Read labels from ``path`` (see the module docstring); ``metric`` picks one column.
+
+    ``run_metrics``: the run's metrics, which ``label_<metric>`` columns are
+    matched to (``agreement.label_metric_name``); without them a column names a
+    built-in metric in any spelling, or a custom metric exactly as written.
+    """
     p = Path(path)
     if p.suffix.lower() in _TABLES and p.is_file():
-        rows, src, _ = read_table(p)
-        cols = list(dict.fromkeys(c for _, r in rows for c in r))
-        wanted = _label_columns(cols, metric)
+        t = read_label_table(p)
+        wanted, every = _label_columns(t.columns, metric, run_metrics)
         if wanted:
-            return _from_table(rows, src, cols, wanted, scale)
+            return _from_table(t, wanted, every, scale)
+        if t.sheet and len(t.columns) == 1:
+            raise DataError(f"its header reads as one column ({t.columns[0][:60]!r}): save it "
+                            "with ',' (or ';') as the separator, with an id column (id, "
+                            "sample_id or qid) and label_<metric> columns", file=t.source)
     rs = load_result_set(p)
     lab = LabelSet(rs.source, kind="results", result_set=rs, rows=dict(rs.rows))
-    chosen = [canonical_metric_name(metric)] if metric else rs.metrics
+    chosen = [label_metric_name(metric, rs.metrics)] if metric else rs.metrics
+    lab.sheet_metrics = list(chosen)
     for m in chosen:
         lab.columns[m] = m
         lab.values[m] = {}
@@ -108,27 +126,23 @@ def read_labels(path: str | Path, *, metric: str | None = None,
     return lab
 
 
-def _from_table(rows: list[tuple[int, dict[str, Any]]], src: str, cols: list[str],
-                wanted: dict[str, str], scale: tuple[float, float] | None) -> LabelSet:
-    id_col = next((c for c in ID_COLUMNS if c in cols), None)
-    if id_col is None:
-        raise DataError(f"a labels file needs an id column ({', '.join(ID_COLUMNS)}) to pair "
-                        "its rows with the run", file=src)
-    lab = LabelSet(src, columns=dict(wanted), values={m: {} for m in wanted})
+def _from_table(t: LabelTable, wanted: dict[str, str], every: list[str],
+                scale: tuple[float, float] | None) -> LabelSet:
+    src = t.source
+    lab = LabelSet(src, columns=dict(wanted), values={m: {} for m in wanted},
+                   sheet_metrics=every)
     questions: dict[str, str] = {}
-    for n, r in rows:
-        sid = row_id(unquote_cell(r.get(id_col)), src, n, id_col, "row")
-        if sid in lab.rows:
-            raise DataError(f"duplicate id {sid!r} (first at row {lab.rows[sid]})", file=src,
-                            row=n, column=id_col, unit="row")
+    has_draw = DRAW_COLUMN in t.columns
+    for n, sid, r in t.ids(need_id=True):
         lab.rows[sid] = n
-        if isinstance(r.get("question"), str) and r["question"].strip():
-            questions[sid] = unquote_cell(r["question"])
+        q = t.text(r.get("question"))
+        if isinstance(q, str) and q.strip():
+            questions[sid] = q
         for m, c in wanted.items():
-            f = _value(r.get(c), src, n, c, scale)
+            f = _value(r.get(c), src, n, c, scale, t)
             if f is not None:
                 lab.values[m][sid] = f
-        if DRAW_COLUMN in cols:
+        if has_draw:
             d = parse_draw(r.get(DRAW_COLUMN, ""), file=src, row=n, column=DRAW_COLUMN)
             if lab.draw is not None and d != lab.draw:
                 raise DataError(f"this row names draw {r[DRAW_COLUMN]!r}, earlier rows another; "
@@ -136,12 +150,13 @@ def _from_table(rows: list[tuple[int, dict[str, Any]]], src: str, cols: list[str
                                 column=DRAW_COLUMN, unit="row")
             lab.draw = d
             lab.kind = "sheet"
-            try:
-                lab.prob[sid] = float(r.get(PROB_COLUMN) or "")  # an empty cell: ValueError
-            except (TypeError, ValueError):
-                raise DataError(f"inclusion probability must be a number, got "
-                                f"{r.get(PROB_COLUMN)!r}", file=src, row=n, column=PROB_COLUMN,
-                                unit="row") from None
+            prob = t.number(r.get(PROB_COLUMN), n, PROB_COLUMN, what="inclusion probability")
+            if prob is None or not 0 < prob <= 1:
+                raise DataError("inclusion probability must be a number in (0, 1], got "
+                                f"{r.get(PROB_COLUMN)!r}", file=src, row=n,
+                                column=PROB_COLUMN, unit="row")
+            lab.prob[sid] = prob
     lab.result_set = ResultSet({sid: {} for sid in lab.rows}, source=src, format="labels",
                                questions=questions, rows=dict(lab.rows))
     return lab
+

@@ -3,23 +3,28 @@
 The terminal table, estimate.json and estimate.md name each number for what
 it is: the judge-only mean estimates *the judge*, not the truth; the
 labels-only and corrected means estimate the labelled quantity. Files are
-rendered in memory first and written through temporary files, so a failure
-leaves nothing half written.
+rendered in memory first and written through ``results.atomic_file``, so a
+failure is one message naming the file (exit 2) and leaves nothing half
+written and no temporary file. Names from the user's files (file names,
+metric names) are escaped for Markdown (``report.code_span``,
+``report.escape_markdown``) and for the terminal's markup.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
-from localeval.agreement import ResultSet, align, load_result_set
+from localeval.errors import UsageError
 from localeval.estimate.analysis import EstimateResult
 from localeval.estimate.draw import Draw, draw_rows
 from localeval.estimate.ppi import Estimate
-from localeval.estimate.sheet import sheet_rows, write_sheet
+from localeval.estimate.sheet import check_sheet_target, draw_pool, sheet_rows, write_sheet
 from localeval.estimate.uncertainty import run_uncertainty
-from localeval.results import content_fields, dumps_strict
+from localeval.report import code_span, escape_markdown
+from localeval.results import atomic_file, content_fields, dumps_strict, make_output_folder
+from localeval.resultsets import ResultSet, align, load_result_set
 
 __all__ = ["render_estimate", "estimate_markdown", "estimate_dict", "write_estimate",
            "make_sheet", "JUDGE_WARNING"]
@@ -46,47 +51,75 @@ def estimate_dict(r: EstimateResult) -> dict[str, Any]:
 
 def estimate_markdown(r: EstimateResult) -> str:
     pct = f"{r.level:.0%}"
-    lines = ["# Corrected estimates\n", f"Run: `{r.run}`  ", f"Labels: `{r.labels}` "
-             f"(draw: {r.draw})  ", f"Corrected interval: {r.method}\n",
+    esc = escape_markdown
+    lines = ["# Corrected estimates\n", f"Run: {code_span(r.run)}  ",
+             f"Labels: {code_span(r.labels)} (draw: {esc(r.draw)})  ",
+             f"Corrected interval: {esc(r.method)}\n",
              f"| metric | judge only* | labels only ({pct}) | "
              f"corrected ({pct}) | labelled / rows | judge bias on labelled rows |",
              "|---|---|---|---|---|---|"]
     for m in r.metrics:
-        lines.append(f"| {m.metric} | {_fmt(m.judge, False)} | {_fmt(m.labels)} | "
+        lines.append(f"| {esc(m.metric)} | {_fmt(m.judge, False)} | {_fmt(m.labels)} | "
                      f"{_fmt(m.corrected)} | {m.n_labelled} / {m.n_rows} | {m.bias.mean:+.3f} "
                      f"[{m.bias.low:+.3f}, {m.bias.high:+.3f}] |")
     lines += ["", f"\\* {JUDGE_WARNING}.", ""]
-    lines += [f"- {m.metric}: {_sentence(m)}; lambda = {m.corrected.lam if m.corrected.lam is not None else 0:.2f}"
-              for m in r.metrics]
-    lines += [f"- note: {n}" for n in r.notes]
+    lines += [f"- {esc(m.metric)}: {_sentence(m)}; lambda = "
+              f"{m.corrected.lam if m.corrected.lam is not None else 0:.2f}" for m in r.metrics]
+    lines += [f"- note: {esc(n)}" for n in r.notes]
     return "\n".join(lines) + "\n"
 
 
 def render_estimate(r: EstimateResult) -> Any:
     """The terminal table (rich), with the judge-only warning as its caption."""
+    from rich.markup import escape
     from rich.table import Table
 
-    t = Table(title=f"Corrected estimates ({r.method})", caption="* " + JUDGE_WARNING)
+    t = Table(title=f"Corrected estimates ({escape(r.method)})", caption="* " + JUDGE_WARNING)
     for c in ("metric", "judge only*", "labels only", "corrected", "labelled/rows",
               "judge bias", "judge worth"):
         t.add_column(c)
     for m in r.metrics:
-        t.add_row(m.metric, _fmt(m.judge, False), _fmt(m.labels), _fmt(m.corrected),
+        t.add_row(escape(m.metric), _fmt(m.judge, False), _fmt(m.labels), _fmt(m.corrected),
                   f"{m.n_labelled}/{m.n_rows}", f"{m.bias.mean:+.3f}",
                   f"~{m.worth:.0f} labels")
     return t
 
 
+def _inputs(r: EstimateResult) -> list[Path]:
+    """The files the estimate read: the run's results and summary, the labels file."""
+    out = []
+    for name in (r.run, r.labels):
+        p = Path(name)
+        out += [p, p / "results.jsonl", p / "summary.json"] if p.is_dir() else [p]
+        if p.name == "results.jsonl":
+            out.append(p.with_name("summary.json"))
+    return out
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
 def write_estimate(r: EstimateResult, out_dir: str | Path) -> list[Path]:
-    """estimate.json and estimate.md in ``out_dir``; returns the paths written."""
+    """estimate.json and estimate.md in ``out_dir``; returns the paths written.
+
+    A folder that cannot be one, a file that cannot be written (a full disk) or
+    a file the estimate read is one UsageError naming it (exit 2)."""
     out = Path(out_dir)
     texts = {out / "estimate.json": dumps_strict(estimate_dict(r), indent=2) + "\n",
              out / "estimate.md": estimate_markdown(r)}
-    out.mkdir(parents=True, exist_ok=True)
+    for p in texts:
+        src = next((s for s in _inputs(r) if _same_file(p, s)), None)
+        if src is not None:
+            raise UsageError(f"-o {out}: {p.name} would be written over {src}, an input of "
+                             "this command; choose another -o")
+    make_output_folder(out)
     for p, text in texts.items():
-        tmp = p.with_name(p.name + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, p)
+        with atomic_file(p) as f:
+            f.write(text)
     return list(texts)
 
 
@@ -105,20 +138,59 @@ def _samples(rs: ResultSet, dataset: Any) -> dict[str, Any]:
     return {a: by_id[b] for a, b in al.pairs}
 
 
+def _sheet_inputs(run: str | Path, dataset: Any) -> list[Path]:
+    """Every file ``label-sheet`` reads: the run's results and summary, the dataset."""
+    p = Path(run)
+    out = [p / "results.jsonl", p / "summary.json"] if p.is_dir() else [p, p.with_name(
+        "summary.json")]
+    if isinstance(dataset, (str, os.PathLike)):
+        d = Path(dataset)
+        out += [f for f in d.rglob("*") if f.is_file()] if d.is_dir() else [d]
+    return out
+
+
+def _check_n(n: int, ids: list[str], left_out: int, metrics: Iterable[str]) -> None:
+    N = len(ids)
+    scored = (f" the judge scored ({left_out} rows it scored on none of "
+              f"{', '.join(metrics)} are left out)" if left_out else "")
+    if N < 2:
+        raise UsageError(f"the run has {N} row{'' if N == 1 else 's'}{scored}: a sheet draws "
+                         "some of at least 2 rows")
+    if not 1 <= n < N:
+        raise UsageError(f"-n must be between 1 and {N - 1}, not {n}: the run has {N} "
+                         f"rows{scored}, and a sheet is a random draw of some of them. To label "
+                         "every row, no draw is needed: label them all in a table with id and "
+                         "label_<metric> columns, and 'localeval estimate' gives their mean")
+
+
 def make_sheet(run: str | Path, out: str | Path, n: int, *, seed: int = 0, active: bool = False,
-               metrics: list[str] | None = None, dataset: Any = None) -> tuple[Draw, list[Path]]:
-    """Draw ``n`` rows of ``run`` and write the labelling sheet and its sidecar."""
+               metrics: list[str] | None = None, dataset: Any = None,
+               notes: list[str] | None = None) -> tuple[Draw, list[Path]]:
+    """Draw ``n`` rows of ``run`` and write the labelling sheet and its sidecar.
+
+    Rows the judge scored on none of ``metrics`` are left out of the draw (a
+    label there has no judge score to correct); ``notes`` gets a line saying
+    how many. ``out`` is checked first (``sheet.check_sheet_target``): never an
+    input, a folder, or a sheet that already holds labels.
+    """
     from localeval.errors import DataError
 
+    check_sheet_target(out, _sheet_inputs(run, dataset))
     rs = load_result_set(run)
     chosen = metrics or rs.metrics
     for m in chosen:
         if m not in rs.metrics:
             raise DataError(f"the run has no metric {m!r} (it has: {', '.join(rs.metrics)})",
                             file=rs.source)
-    ids = list(rs.scores)
+    ids, left_out = draw_pool(rs, chosen)
+    _check_n(n, ids, left_out, chosen)
+    if left_out and notes is not None:
+        notes.append(f"left out {left_out} of {len(rs.scores)} rows the judge scored on none "
+                     f"of {', '.join(chosen)} (unscored: a label there has no judge score to "
+                     "correct; the run's results.jsonl says why)")
     if active:
-        u, basis = run_uncertainty(rs, ids, chosen)
+        u, bases = run_uncertainty(rs, ids, chosen)
+        basis = " and ".join(bases)
         d = draw_rows(ids, n, seed, mode="active", uncertainty=u, basis=basis)
     else:
         d = draw_rows(ids, n, seed)

@@ -1,21 +1,23 @@
 """How many labels reach a target interval half-width, with and without the judge.
 
-From a pilot (the judge on all N rows, labels on a few), the variances that
-drive each interval are estimated once and the smallest n that reaches the
-target is searched for:
+From a pilot (the judge on all N rows, labels on a few), the moments that
+drive each interval are estimated once, projected to every candidate n, and
+passed to the estimator's own variance functions; the smallest n whose
+half-width reaches the target is the plan:
 
-- labels only: z * sd(Y) / sqrt(n);
-- uniform draw with the judge (PPI++): var(Y - lam f) / n + lam^2 var(f) / (N - n),
-  lam re-tuned for each n;
-- active draw: the Horvitz-Thompson variance of the residual,
-  (1/N^2) sum_i e_i^2 (1/pi_i - 1) + lam^2 var(f) / N, with e_i^2 modelled as
-  proportional to the judge's uncertainty on row i (fitted on the pilot);
-  only when the run records uncertainty (soft verdicts or repeats).
-
-The plan uses the intervals the estimate reports (``ppi.corrected_mean``,
-``ppi.labels_only``): Student's t with n - 1 degrees of freedom and the
-residual variance with the ``prior_rows`` pseudo-rows for the judge;
-the same with lam = 0 for labels alone.
+- labels only and uniform draw with the judge: ``ppi.pseudo_from_moments``
+  (the residual variance with the ``prior_rows`` pseudo-rows, lam re-tuned for
+  each n, lam = 0 for labels alone) and Student's t with n - 1 degrees of freedom,
+  as ``ppi.corrected_mean`` and ``ppi.labels_only`` report them; n rows'
+  residual sum of squares about a fitted mean and lambda is (n - 2) times the
+  residual variance (n - 1 for labels alone), so the pilot's moments are scaled so;
+- active draw: ``active.weighted_variance`` at the sums expected of a Poisson
+  draw with the inclusion probabilities ``label-sheet --active`` would use for
+  n labels (sum of e_i^2 / pi_i, mean squared weight sum of 1 / pi_i over n,
+  Kish's effective count N^2 / sum of 1 / pi_i), with e_i^2, the residual's
+  square on row i, modelled as proportional to the judge's uncertainty there
+  (fitted on the pilot); only when the run records uncertainty (soft verdicts
+  or repeats).
 
 truescore's ``required_gold_labels`` plans from a binary judge's sensitivity
 and specificity; this works from the pilot's moments, so graded scores plan too.
@@ -26,17 +28,65 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 import numpy as np
-from scipy import stats
 
+from localeval.estimate.active import weighted_variance
 from localeval.estimate.draw import inclusion_probabilities
-from localeval.estimate.ppi import is_binary, prior_rows, z_value
+from localeval.estimate.ppi import Moments, is_binary, prior_rows, pseudo_from_moments
+from localeval.stats import t_quantile
 
 __all__ = ["plan_labels", "plan_lines"]
+
+#: Candidate budgets the active branch evaluates at most (each solves its probabilities).
+_ACTIVE_GRID = 400
 
 
 def _first(ok: np.ndarray, ns: np.ndarray) -> int | None:
     hit = np.flatnonzero(ok)
     return int(ns[hit[0]]) if hit.size else None
+
+
+def _uniform_half_widths(f: np.ndarray, y: np.ndarray, fl: np.ndarray, ns: np.ndarray,
+                         level: float) -> tuple[np.ndarray, np.ndarray]:
+    """(with the judge, labels only) half-widths at each n of ``ns``, from the pilot."""
+    N = len(f)
+    var_y, var_f, var_fl = float(y.var(ddof=1)), float(f.var(ddof=1)), float(fl.var(ddof=1))
+    cov = float(np.cov(y, fl)[0, 1])
+    binary = is_binary(y)
+    q = t_quantile(0.5 + level / 2, ns - 1)
+
+    def half_width(shrink: np.ndarray, lam: Any) -> np.ndarray:
+        m = Moments(ns, float(y.mean()), float(fl.mean()), var_y * shrink, var_fl * shrink,
+                    cov * shrink, N - ns, float(f.mean()), var_f)
+        _, se, _ = pseudo_from_moments(m, binary=binary, level=level, lam=lam)
+        return q * se
+
+    return half_width((ns - 2) / ns, None), half_width((ns - 1) / ns, 0.0)
+
+
+def _active_half_widths(f: np.ndarray, y: np.ndarray, idx: np.ndarray, u: np.ndarray,
+                        grid: np.ndarray, level: float) -> np.ndarray:
+    """The active draw's corrected half-width expected at each budget of ``grid``."""
+    N = len(f)
+    var_f = float(f.var())
+    cov = float(np.cov(y, f[idx], ddof=0)[0, 1])
+    lam = float(np.clip(cov / var_f, 0, 1)) if var_f > 0 else 0.0
+    r = y - lam * f[idx]
+    e2_pilot = (r - r.mean()) ** 2
+    e2 = u * float(e2_pilot.sum() / max(u[idx].sum(), 1e-12))
+    binary = is_binary(y)
+    k = prior_rows(level)
+    out = np.empty(len(grid))
+    for j, n in enumerate(grid):
+        inv = 1.0 / inclusion_probabilities(list(u), int(n))
+        var = weighted_variance(
+            n=float(n), N=N, sum_a2=float((e2 * inv).sum()), mean_w2=float(inv.sum() / n),
+            pseudo_var=(0.25 if binary else float(y.var())) + lam ** 2 * var_f,
+            shift=float(n / (n + k) * (y.mean() - 0.5) ** 2) if binary else 0.0,
+            judge_var=lam ** 2 * var_f, cross=2 * N * (lam * cov - lam ** 2 * var_f),
+            level=level)
+        kish = N ** 2 / float(inv.sum())
+        out[j] = t_quantile(0.5 + level / 2, max(kish - 1, 1.0)) * np.sqrt(var)
+    return out
 
 
 def plan_labels(judge: Sequence[float], labels: Sequence[float], labelled: Sequence[int],
@@ -46,24 +96,9 @@ def plan_labels(judge: Sequence[float], labels: Sequence[float], labelled: Seque
     f = np.asarray(judge, dtype=float)
     idx = np.asarray(labelled, dtype=int)
     y = np.asarray(labels, dtype=float)
-    N, z = len(f), z_value(level)
-    var_y, var_f = float(y.var(ddof=1)), float(f.var(ddof=1))
-    cov = float(np.cov(y, f[idx])[0, 1])
-    var_fl = float(f[idx].var(ddof=1))
-    ns = np.arange(2, N)
-    q = stats.t.ppf(0.5 + level / 2, ns - 1)
-    k = prior_rows(level)
-    lam = np.clip(cov / (var_f * (1 + ns / (N - ns))), 0, 1) if var_f > 0 else 0.0 * ns
-    var_r = var_y + lam ** 2 * var_fl - 2 * lam * cov
-    binary = is_binary(y)
-    # the pseudo-rows of ppi.pseudo_from_moments, at the pilot's moments
-    pseudo_y = 0.25 if binary else var_y
-    shift = ns * k / (ns + k) * (y.mean() - 0.5) ** 2 if binary else 0.0
-    # n rows' residual sum of squares about a fitted mean and lambda: (n - 2) var_r expected
-    var_r = ((ns - 2) * var_r + k * (pseudo_y + lam ** 2 * var_fl) + shift) / (ns - 1 + k)
-    judge_hw = q * np.sqrt(var_r / ns + lam ** 2 * var_f / (N - ns))
-    # labels alone: the same with lam = 0 (ppi.labels_only)
-    labels_hw = q * np.sqrt(((ns - 1) * var_y + k * pseudo_y + shift) / (ns - 1 + k) / ns)
+    N = len(f)
+    ns = np.arange(3, N)
+    judge_hw, labels_hw = _uniform_half_widths(f, y, f[idx], ns, level)
     out: dict[str, Any] = {
         "half_width": half_width, "rows": N, "pilot_labels": len(y),
         "labels_only": _first(labels_hw <= half_width, ns),
@@ -72,13 +107,9 @@ def plan_labels(judge: Sequence[float], labels: Sequence[float], labelled: Seque
     if uncertainty is not None and any(u is not None for u in uncertainty):
         known = [u for u in uncertainty if u is not None]
         u = np.array([np.mean(known) if v is None else v for v in uncertainty], dtype=float)
-        lam1 = float(np.clip(cov / var_f, 0, 1)) if var_f > 0 else 0.0
-        e2 = (y - lam1 * f[idx]) ** 2
-        c = float(e2.sum() / max(u[idx].sum(), 1e-12))
-        grid = ns[:: max(1, len(ns) // 400)]
-        hw = np.array([z * np.sqrt((c * u * (1 / inclusion_probabilities(list(u), int(k)) - 1)
-                                    ).sum() / N ** 2 + lam1 ** 2 * var_f / N) for k in grid])
-        out["active"] = _first(hw <= half_width, grid)
+        grid = ns[:: max(1, len(ns) // _ACTIVE_GRID)]
+        out["active"] = _first(_active_half_widths(f, y, idx, u, grid, level) <= half_width,
+                               grid)
     return out
 
 

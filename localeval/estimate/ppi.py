@@ -23,23 +23,23 @@ the reference's numbers to 1e-6.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, cast
 
 import numpy as np
-from scipy import stats
+
+from localeval.results import IntervalEntry
+from localeval.stats import Interval, normal_quantile, t_quantile
 
 __all__ = ["Estimate", "Moments", "moments", "ppi_from_moments", "pseudo_from_moments",
            "labels_only", "corrected_mean", "prior_rows", "interval_method", "REFERENCE_METHOD",
-           "labels_method",
-           "is_binary", "active_mean", "paired_difference", "judge_only", "labels_worth",
-           "z_value"]
+           "labels_method", "bounded", "is_binary", "judge_only", "labels_worth", "z_value"]
 
 ArrayLike = Any
 
 def z_value(level: float = 0.95) -> float:
     """The two-sided normal quantile of ``level`` (1.96 for 95%)."""
-    return float(stats.norm.ppf(0.5 + level / 2))
+    return normal_quantile(0.5 + level / 2)
 
 
 @dataclass(frozen=True)
@@ -51,37 +51,82 @@ class Estimate:
     n: int
     level: float = 0.95
     lam: float | None = None
-    #: degrees of freedom of a Student-t interval (None: the normal interval)
-    df: int | None = None
+    #: degrees of freedom of a Student-t interval (None: the normal interval); an active
+    #: draw's is Kish's effective number of labels minus one, not a whole number
+    df: float | None = None
     #: the interval's centre where it is not the mean (Agresti-Coull's shifted proportion)
     center: float | None = None
     #: how the interval was computed, in words (the outputs name it beside the numbers)
     method: str | None = None
+    #: the range the true value lies in (a mean of labels in [0, 1]: (0, 1)); the
+    #: interval is cut to it, and so is a point outside it (:func:`bounded`)
+    bounds: tuple[float, float] | None = None
+    #: the point as computed, where it lay outside ``bounds`` (None: inside, or no bounds)
+    raw_mean: float | None = None
 
     @property
     def half_width(self) -> float:
-        q = z_value(self.level) if self.df is None else float(stats.t.ppf(0.5 + self.level / 2,
-                                                                            self.df))
+        """The half-width before any cut to ``bounds`` (what widths and label worth compare)."""
+        q = z_value(self.level) if self.df is None else t_quantile(0.5 + self.level / 2,
+                                                                     self.df)
         return q * self.se
+
+    def _centre(self) -> float:
+        if self.center is not None:
+            return self.center
+        return self.mean if self.raw_mean is None else self.raw_mean
+
+    def _cut(self, v: float) -> float:
+        return v if self.bounds is None else min(max(v, self.bounds[0]), self.bounds[1])
 
     @property
     def low(self) -> float:
-        return (self.mean if self.center is None else self.center) - self.half_width
+        return self._cut(self._centre() - self.half_width)
 
     @property
     def high(self) -> float:
-        return (self.mean if self.center is None else self.center) + self.half_width
+        return self._cut(self._centre() + self.half_width)
 
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"mean": self.mean, "low": self.low, "high": self.high,
-                               "se": self.se, "n": self.n}
+    @property
+    def was_cut(self) -> bool:
+        """The point or an end of the interval lay outside ``bounds`` and was cut to them."""
+        c, h = self._centre(), self.half_width
+        return self.bounds is not None and (self.raw_mean is not None or c - h < self.bounds[0]
+                                            or c + h > self.bounds[1])
+
+    def interval(self) -> Interval:
+        """This estimate as the one interval value of the analyses (``stats.Interval``)."""
+        return Interval(self.mean, self.low, self.high, self.n, self.method or "", self.level,
+                        se=self.se, df=self.df)
+
+    def to_dict(self) -> IntervalEntry:
+        """The one interval shape (``stats.Interval``), with PPI++'s lambda and any cut."""
+        out = cast(IntervalEntry, self.interval().to_dict())
         if self.lam is not None:
             out["lambda"] = self.lam
-        if self.df is not None:
-            out["student_t_df"] = self.df
-        if self.method is not None:
-            out["interval"] = self.method
+        if self.was_cut:
+            assert self.bounds is not None
+            out["cut_to"] = list(self.bounds)
+            if self.raw_mean is not None:
+                out["value_before_cut"] = self.raw_mean
         return out
+
+
+def bounded(est: Estimate, bounds: tuple[float, float] | None) -> Estimate:
+    """``est`` cut to ``bounds``, the range its true value lies in (None: as it is).
+
+    A corrected mean of labels in [0, 1] can fall outside [0, 1] (PPI++ adds the
+    judge's mean to a labelled residual), and so can its interval. The truth cannot,
+    so cutting the interval to [0, 1] loses no coverage, and a point outside is
+    moved to the nearer bound (closer to the truth, whatever it is); the outputs
+    say so (``cut_to``, ``value_before_cut``).
+    """
+    if bounds is None:
+        return est
+    lo, hi = bounds
+    if lo <= est.mean <= hi:
+        return replace(est, bounds=bounds)
+    return replace(est, mean=min(max(est.mean, lo), hi), raw_mean=est.mean, bounds=bounds)
 
 
 @dataclass(frozen=True)
@@ -233,7 +278,8 @@ def judge_only(judge: ArrayLike, level: float = 0.95) -> Estimate:
                      method="normal (the judge's own average)")
 
 
-def labels_only(labels: ArrayLike, level: float = 0.95, *, reference: bool = False) -> Estimate:
+def labels_only(labels: ArrayLike, level: float = 0.95, *, reference: bool = False,
+                bounds: tuple[float, float] | None = None) -> Estimate:
     """The classical mean of the labels.
 
     With ``reference=True`` the normal interval of ppi-python's
@@ -247,22 +293,26 @@ def labels_only(labels: ArrayLike, level: float = 0.95, *, reference: bool = Fal
     y = np.asarray(labels, dtype=float)
     n = len(y)
     if reference:
-        return _estimate(y.mean(), y.std() / np.sqrt(n), None, n, level,
-                         method="normal (reference: ppi-python's classical interval)")
+        return bounded(_estimate(y.mean(), y.std() / np.sqrt(n), None, n, level,
+                                 method="normal (reference: ppi-python's classical interval)"),
+                       bounds)
     m = Moments(n, y.mean(), 0.0, y.var(), 0.0, 0.0, 0, 0.0, 0.0)
     point, se, _ = pseudo_from_moments(m, binary=is_binary(y), level=level, lam=0.0)
-    return _estimate(point, se, None, n, level, df=n - 1, method=labels_method(level))
+    return bounded(_estimate(point, se, None, n, level, df=n - 1, method=labels_method(level)),
+                   bounds)
 
 
 def corrected_mean(judge: ArrayLike, labels: ArrayLike, labelled: ArrayLike, *,
                    level: float = 0.95, lam: float | None = None,
-                   reference: bool = False) -> Estimate:
+                   reference: bool = False, bounds: tuple[float, float] | None = None
+                   ) -> Estimate:
     """PPI++ mean from the judge on all rows and labels on a uniform random draw.
 
     ``labelled``: positions in ``judge`` of the labelled rows, in the order of
     ``labels``. With ``reference=True`` (or a fixed ``lam``) it is ppi-python's
     ``ppi_mean_ci`` exactly; by default the same point with the interval of
     :func:`pseudo_from_moments` (the reference's widened by the pseudo-rows).
+    ``bounds``: the range the true mean lies in, the interval cut to it (:func:`bounded`).
     """
     f = np.asarray(judge, dtype=float)
     y = np.asarray(labels, dtype=float)
@@ -272,86 +322,11 @@ def corrected_mean(judge: ArrayLike, labels: ArrayLike, labelled: ArrayLike, *,
     m = moments(f[idx], y, f[rest])
     if reference or lam is not None:
         point, se, lam_ = ppi_from_moments(m, lam=lam)
-        return _estimate(point, se, lam_, len(idx), level, method=REFERENCE_METHOD)
+        return bounded(_estimate(point, se, lam_, len(idx), level, method=REFERENCE_METHOD),
+                       bounds)
     point, se, lam_ = pseudo_from_moments(m, binary=is_binary(y), level=level)
-    return _estimate(point, se, lam_, len(idx), level, df=len(idx) - 1,
-                     method=interval_method(level))
-
-
-def active_terms(judge: np.ndarray, labels_full: np.ndarray, drawn: np.ndarray, prob: np.ndarray,
-                 lam: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(point, se, lam) of the active-draw mean, vectorised over the last axis (the rows).
-
-    Active statistical inference (Zrnic and Candès, arXiv 2403.03208, eq. for the
-    mean with power tuning): each row i is labelled with probability ``prob[i]``
-    (``drawn`` says which were), and
-
-        theta = mean_i [ lam * f_i + (Y_i - lam * f_i) * drawn_i / prob_i ]
-
-    is unbiased for any ``lam``; its standard error is the rows' standard deviation
-    of that term over sqrt(N). ``lam`` minimises that variance (the term is
-    A + lam * B with A = Y drawn/prob, B = f (1 - drawn/prob)), clipped to [0, 1].
-    ``labels_full`` may hold anything where ``drawn`` is false. No library weights
-    an active draw back, hence written here.
-    """
-    w = np.where(drawn, 1.0 / prob, 0.0)
-    a = np.where(drawn, labels_full, 0.0) * w
-    b = judge * (1.0 - w)
-    if lam is None:
-        ca, cb = a - a.mean(-1, keepdims=True), b - b.mean(-1, keepdims=True)
-        vb = (cb ** 2).mean(-1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            lam = np.clip(np.where(vb > 0, -(ca * cb).mean(-1) / vb, 0.0), 0.0, 1.0)
-    lam = np.asarray(lam, dtype=float)
-    term = a + np.expand_dims(lam, -1) * b
-    return term.mean(-1), term.std(-1) / np.sqrt(term.shape[-1]), lam
-
-
-#: The active draw's intervals, named as the outputs name them.
-ACTIVE_METHOD = "active draw: inverse-probability weighted PPI++, Student t (n - 1 df)"
-ACTIVE_LABELS_METHOD = "active draw: inverse-probability weighted labels, Student t (n - 1 df)"
-
-
-def active_mean(judge: ArrayLike, labels: ArrayLike, labelled: ArrayLike, prob: ArrayLike, *,
-                level: float = 0.95, lam: float | None = None) -> Estimate:
-    """The corrected mean of an active draw; ``prob`` is each row's inclusion probability.
-
-    ``lam=0`` gives the labels-only (inverse-probability weighted) mean of the same draw.
-    The interval uses Student's t with n - 1 degrees of freedom (n labelled rows):
-    the normal one covered 92% with 20 labels; t tends to it as n grows.
-    """
-    f = np.asarray(judge, dtype=float)
-    idx = np.asarray(labelled, dtype=int)
-    full = np.zeros(len(f))
-    full[idx] = np.asarray(labels, dtype=float)
-    drawn = np.zeros(len(f), dtype=bool)
-    drawn[idx] = True
-    point, se, lam_ = active_terms(f, full, drawn, np.asarray(prob, dtype=float), lam)
-    return _estimate(point, se, lam_, len(idx), level, df=len(idx) - 1,
-                     method=ACTIVE_METHOD if lam is None else ACTIVE_LABELS_METHOD)
-
-
-def paired_difference(judge_new: ArrayLike, judge_old: ArrayLike, labels_new: ArrayLike,
-                      labels_old: ArrayLike, labelled: ArrayLike, *, prob: ArrayLike | None = None,
-                      level: float = 0.95, reference: bool = False) -> dict[str, Estimate]:
-    """Corrected difference new - old of two versions scored on the same rows.
-
-    Both versions' judge scores cover all rows (paired by the alignment); both have
-    labels on the same drawn rows. The difference of paired rows is one more mean,
-    so the same estimators apply: ``judge_only`` (biased by the judge's habits),
-    ``labels_only`` and ``corrected``. ``prob``: inclusion probabilities of an
-    active draw (all rows), None for a uniform draw. ``reference``: the plain
-    PPI++ interval of a uniform draw (ppi-python's), without the pseudo-rows.
-    """
-    f = np.asarray(judge_new, dtype=float) - np.asarray(judge_old, dtype=float)
-    y = np.asarray(labels_new, dtype=float) - np.asarray(labels_old, dtype=float)
-    if prob is None:
-        return {"judge_only": judge_only(f, level),
-                "labels_only": labels_only(y, level, reference=reference),
-                "corrected": corrected_mean(f, y, labelled, level=level, reference=reference)}
-    return {"judge_only": judge_only(f, level),
-            "labels_only": active_mean(f, y, labelled, prob, level=level, lam=0.0),
-            "corrected": active_mean(f, y, labelled, prob, level=level)}
+    return bounded(_estimate(point, se, lam_, len(idx), level, df=len(idx) - 1,
+                             method=interval_method(level)), bounds)
 
 
 def labels_worth(labels: Estimate, corrected: Estimate) -> float:

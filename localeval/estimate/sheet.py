@@ -4,11 +4,18 @@ UTF-8 with a byte-order mark (so Excel reads accents and CJK right), one row
 per drawn sample: id, question, contexts, answer, reference, then per metric
 the judge's score, its working and an empty ``label_<metric>`` column, then
 the row's inclusion probability and the draw's name. Cells a spreadsheet
-would run as a formula (starting with = + - @, tab or carriage return) get a
-leading apostrophe (OWASP's CSV-injection advice; ``results.spreadsheet_cell``, as
-in results.csv); ``results.unquote_cell`` removes it when the filled sheet is read
-back. A sidecar ``<sheet>.draw.json`` records
-the whole draw (every row's inclusion probability, the seed).
+would run as a formula (starting with = + - @, tab or carriage return), and
+cells starting with an apostrophe, get a leading apostrophe (OWASP's
+CSV-injection advice; ``agreement.sheet_cell``), which ``agreement.sheet_text``
+removes when the filled sheet is read back, so every id round-trips exactly. A
+sidecar ``<sheet>.draw.json`` records the whole draw (every row's inclusion
+probability, the seed).
+
+Before anything is drawn, ``check_sheet_target`` refuses an ``-o`` that would
+lose work: an input of the command (the run's files, the dataset), a folder,
+or an existing sheet with a filled label cell. Both files are written through
+``results.atomic_file``: a failure is one message naming the file (exit 2) and
+leaves no temporary file.
 """
 
 from __future__ import annotations
@@ -18,12 +25,15 @@ import io
 import json
 import os
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
+from localeval.errors import DataError, UsageError
 from localeval.estimate.draw import Draw
-from localeval.results import spreadsheet_cell
+from localeval.results import atomic_file, make_output_folder
+from localeval.resultsets import ResultSet, sheet_cell
 
-__all__ = ["sheet_rows", "write_sheet", "LABEL_PREFIX", "PROB_COLUMN", "DRAW_COLUMN"]
+__all__ = ["sheet_rows", "write_sheet", "sidecar_path", "check_sheet_target", "draw_pool",
+           "LABEL_PREFIX", "PROB_COLUMN", "DRAW_COLUMN"]
 
 LABEL_PREFIX = "label_"
 PROB_COLUMN = "inclusion_probability"
@@ -40,6 +50,7 @@ def sheet_rows(draw: Draw, metrics: Sequence[str], samples: dict[str, Any],
         header += [f"judge_{m}", f"working_{m}"]
     header += [LABEL_PREFIX + m for m in metrics] + [PROB_COLUMN, DRAW_COLUMN]
     rows = []
+    prob = {sid: float(p) for sid, p in zip(draw.ids, draw.prob)}
     for sid in draw.drawn_ids:
         s = samples.get(sid)
         row = [sid, getattr(s, "question", None), _CONTEXT_SEP.join(getattr(s, "contexts", None) or []),
@@ -50,25 +61,94 @@ def sheet_rows(draw: Draw, metrics: Sequence[str], samples: dict[str, Any],
             row += ["" if v is None else f"{v:.6g}",
                     json.dumps(work, ensure_ascii=False) if work else ""]
         row += [""] * len(metrics)
-        row += [repr(float(draw.prob[draw.ids.index(sid)])), draw.name]
-        rows.append([spreadsheet_cell(c) for c in row])  # every cell is text here
+        row += [repr(prob[sid]), draw.name]
+        rows.append([sheet_cell(c) for c in row])  # every cell is text here
     return header, rows
+
+
+def sidecar_path(sheet: Path) -> Path:
+    """``SHEET.draw.json`` beside the sheet."""
+    return sheet.with_name(sheet.stem + ".draw.json")
+
+
+def draw_pool(run: ResultSet, metrics: Sequence[str]) -> tuple[list[str], int]:
+    """The rows a sheet for ``metrics`` draws from: those the judge scored on at least one
+    of them (a row scored on none would give labels the estimate has to drop), in run
+    order, and how many rows were left out."""
+    ids = [sid for sid, sc in run.scores.items() if any(sc.get(m) is not None for m in metrics)]
+    return ids, len(run.scores) - len(ids)
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist (yet)
+        return a.resolve() == b.resolve()
+
+
+def _labelled_cell(path: Path) -> tuple[int, str] | None:
+    """(row, column) of the first filled label cell of an existing sheet, else None.
+
+    A file that cannot be read as a table is refused: it is not a sheet this
+    command wrote, and what it holds is not ours to replace.
+    """
+    from localeval.resultsets import read_label_table
+
+    try:
+        t = read_label_table(path)
+    except DataError as e:
+        if "has no rows" in str(e):
+            return None  # a header alone: an empty sheet
+        raise UsageError(f"-o {path} exists and is not a labelling sheet ({e}); choose "
+                         "another -o or move it") from None
+    cols = [c for c in t.columns if c.startswith((LABEL_PREFIX, "human_")) or c == "label"]
+    for n, r in t.rows:
+        for c in cols:
+            v = r.get(c)
+            if v is not None and str(v).strip():
+                return n, c
+    return None
+
+
+def check_sheet_target(out: str | Path, inputs: Iterable[str | Path]) -> Path:
+    """Refuse an ``-o`` that would lose work (UsageError naming the file, exit 2): an input
+    of the command, an existing folder, or an existing sheet with a filled label cell; make
+    its folder. An existing sheet with every label cell empty may be replaced."""
+    p = Path(out)
+    side = sidecar_path(p)
+    for target in (p, side):
+        for src in inputs:
+            if _same_file(target, Path(src)):
+                what = "the sheet" if target == p else "the sheet's sidecar"
+                raise UsageError(f"-o {p}: {what} would be written over {src}, an input of "
+                                 "this command; choose another -o")
+    if p.is_dir():
+        raise UsageError(f"-o {p} is a folder; name the sheet's file (e.g. "
+                         f"{p / 'label-sheet.csv'})")
+    if p.exists():
+        cell = _labelled_cell(p)
+        if cell is not None:
+            raise UsageError(f"-o {p} already holds labels (row {cell[0]}, column "
+                             f"{cell[1]!r}); a new sheet would lose them: choose another -o "
+                             "or move it")
+    make_output_folder(p.parent)
+    return p
 
 
 def write_sheet(path: str | Path, header: list[str], rows: list[list[str]], draw: Draw,
                 run: str) -> tuple[Path, Path]:
-    """Write the sheet and its sidecar, each through a temporary file (never half written)."""
+    """Write the sheet and its sidecar, each through ``results.atomic_file`` (never half
+    written; a failure is an OutputError naming the file, exit 2)."""
     out = Path(path)
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\r\n")
     w.writerow(header)
     w.writerows(rows)
-    side = out.with_name(out.stem + ".draw.json")
+    side = sidecar_path(out)
     record = {"run": run, "sheet": out.name, **draw.to_dict()}
-    out.parent.mkdir(parents=True, exist_ok=True)
+    make_output_folder(out.parent)
     for p, text in ((out, "\ufeff" + buf.getvalue()),
                     (side, json.dumps(record, indent=2, ensure_ascii=False) + "\n")):
-        tmp = p.with_name(p.name + ".tmp")
-        tmp.write_text(text, encoding="utf-8", newline="")
-        os.replace(tmp, p)
+        with atomic_file(p, newline="") as f:
+            f.write(text)
     return out, side

@@ -6,16 +6,17 @@ from typing import Sequence
 
 import numpy as np
 
-from localeval.agreement import ResultSet
-from localeval.estimate.draw import row_uncertainty
+from localeval.estimate.draw import UNIFORM, row_uncertainty
+from localeval.resultsets import ResultSet
 
 __all__ = ["run_uncertainty"]
 
 
 def run_uncertainty(rs: ResultSet, ids: Sequence[str], metrics: Sequence[str]
-                    ) -> tuple[list[float | None], str]:
+                    ) -> tuple[list[float | None], tuple[str, ...]]:
     """Per row, the mean uncertainty over ``metrics`` (None where the run holds none), and
-    its basis (``soft verdicts``, ``repeats`` or ``uniform``)."""
+    what it rests on: ``draw.SOFT_VERDICTS`` and/or ``draw.REPEATS``, else ``(UNIFORM,)``
+    (a draw names them joined by "and")."""
     out: list[float | None] = []
     bases: set[str] = set()
     for sid in ids:
@@ -26,4 +27,4 @@ def run_uncertainty(rs: ResultSet, ids: Sequence[str], metrics: Sequence[str]
                 us.append(u)
                 bases.add(basis)
         out.append(float(np.mean(us)) if us else None)
-    return out, " and ".join(sorted(bases)) or "uniform"
+    return out, tuple(sorted(bases)) or (UNIFORM,)

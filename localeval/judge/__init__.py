@@ -25,6 +25,7 @@ _WHERE = {
     "schema_to_gbnf": ".grammar",
     "stock_gbnf": ".grammar",
     "max_tokens_for": ".grammar",
+    "quantize_q8_0": ".llama.compat",  # for testing/tiny_gguf.py: llama_cpp stays behind the fence
 }
 
 __all__ = sorted(_WHERE)

@@ -49,9 +49,9 @@ STRICT_CHAR_RULE = (
 
 def stock_char_rule() -> str:
     """llama-cpp-python's own string-character rule (the one with the bug)."""
-    from llama_cpp.llama_grammar import PRIMITIVE_RULES
+    from localeval.judge.llama.compat import json_schema_converter
 
-    return PRIMITIVE_RULES["char"].content
+    return json_schema_converter()[2]
 
 
 #: Budget per string character: a CJK character unmerged is 3 byte tokens; an
@@ -164,17 +164,20 @@ def check_bounds(schema: type[BaseModel] | dict[str, Any]) -> None:
 
 
 def _converter_cls():
-    from llama_cpp.llama_grammar import PRIMITIVE_RULES, BuiltinRule, SchemaConverter
+    from localeval.judge.llama.compat import json_schema_converter
 
-    stock = PRIMITIVE_RULES["char"].content
+    SchemaConverter, BuiltinRule, stock = json_schema_converter()
 
-    class StrictConverter(SchemaConverter):
-        """The stock converter with the corrected string-character rule."""
+    def _add_primitive(self: Any, name: str, rule: Any) -> Any:
+        if rule.content == stock:
+            rule = BuiltinRule(STRICT_CHAR_RULE, [])
+        return SchemaConverter._add_primitive(self, name, rule)
 
-        def _add_primitive(self, name: str, rule: BuiltinRule):
-            if rule.content == stock:
-                rule = BuiltinRule(STRICT_CHAR_RULE, [])
-            return super()._add_primitive(name, rule)
+    # the stock converter with the corrected string-character rule (a class made at run
+    # time: llama-cpp-python's converter comes through the fence, compat.py)
+    StrictConverter = type("StrictConverter", (SchemaConverter,),
+                           {"_add_primitive": _add_primitive, "__doc__":
+                            "The stock converter with the corrected string-character rule."})
 
     return SchemaConverter, StrictConverter, stock
 

@@ -12,7 +12,8 @@ in Python or from a TOML file (``definitions``), not by name. They register
 themselves on import; ``registry()`` imports them on first use. ``unscored``
 scores one metric on one sample safely (``score_one``): runs, the judge
 judge check and the RAGAS-style objects all go through it; ``degenerate`` decides
-empty inputs there, before any model call.
+empty inputs there, before any model call. ``metric_values`` parses the
+``METRIC=VALUE`` options (gates, thresholds, margins), once for all.
 """
 
 from localeval.lazy import lazy_face
@@ -32,6 +33,9 @@ _WHERE = {
     "GEval": ".geval", "FactualCorrectness": ".factual", "ExactMatch": ".strings",
     "StringPresence": ".strings", "NonLLMStringSimilarity": ".strings", "Chrf": ".chrf",
     "load_metrics_file": ".definitions",
+    "ValueRule": ".metric_values", "check_metric_value": ".metric_values",
+    "parse_metric_value": ".metric_values", "parse_metric_values": ".metric_values",
+    "split_metric_list": ".metric_values", "split_metric_value": ".metric_values",
 }
 
 __all__ = sorted(_WHERE)

@@ -14,16 +14,34 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from localeval.report.numbers import fmt
+from localeval.results import CORRECTED, CorrectedMetric, CorrectedSection, IntervalEntry
 
 __all__ = ["corrected_rows", "corrected_note", "corrected_view", "reliability"]
 
 
-def _ci(e: Mapping[str, Any]) -> str:
-    return f"[{fmt(e['low'], 3)}, {fmt(e['high'], 3)}]"
+def _ci(e: IntervalEntry) -> str:
+    return f"[{fmt(e.get('low'), 3)}, {fmt(e.get('high'), 3)}]"
 
 
-def _metrics(summary: Mapping[str, Any]) -> Mapping[str, Any]:
-    return (summary.get("corrected") or {}).get("metrics") or {}
+def _value(e: IntervalEntry) -> float | None:
+    return e.get("value")
+
+
+def _signed(e: IntervalEntry) -> str:
+    v = _value(e)
+    return "—" if v is None else f"{v:+.3f}"
+
+
+def _section(summary: Mapping[str, Any]) -> CorrectedSection | None:
+    """The summary's corrected section (``results.current_summary`` has brought one written
+    by an earlier version to today's shape), or None."""
+    sec: CorrectedSection | None = summary.get(CORRECTED) or None
+    return sec
+
+
+def _metrics(summary: Mapping[str, Any]) -> Mapping[str, CorrectedMetric]:
+    sec = _section(summary)
+    return sec["metrics"] if sec else {}
 
 
 def corrected_rows(summary: Mapping[str, Any], key: str) -> list[tuple[str, str, str, str, str]]:
@@ -32,15 +50,15 @@ def corrected_rows(summary: Mapping[str, Any], key: str) -> list[tuple[str, str,
     if not m:
         return []
     c, lab = m["corrected"], m["labels_only"]
-    note = (f"labels only {fmt(lab['mean'], 3)} {_ci(lab)}; judge bias "
-            f"{m['judge_bias']['mean']:+.3f}; judge worth ~{m['judge_worth_labels']:.0f} labels")
-    return [(f"{key} (corrected by labels)", fmt(c["mean"]), _ci(c),
+    note = (f"labels only {fmt(_value(lab), 3)} {_ci(lab)}; judge bias "
+            f"{_signed(m['judge_bias'])}; judge worth ~{m['judge_worth_labels']:.0f} labels")
+    return [(f"{key} (corrected by labels)", fmt(_value(c)), _ci(c),
              f"{m['labelled']} / {m['rows']}", note)]
 
 
 def corrected_note(summary: Mapping[str, Any]) -> str:
     """One line under the table: where the labels came from, and what the judge-only mean is."""
-    sec = summary.get("corrected")
+    sec = _section(summary)
     if not sec:
         return ""
     return (f"Corrected by labels: {sec['labels']} (draw: {sec['draw']}), 95% intervals: "
@@ -72,7 +90,7 @@ def reliability(cal: Mapping[str, Any], *, size: int = 220, pad: int = 30) -> di
 
 def corrected_view(summary: Mapping[str, Any]) -> dict[str, Any] | None:
     """What report.html's "Corrected by labels" section shows (None without labels)."""
-    sec = summary.get("corrected")
+    sec = _section(summary)
     if not sec:
         return None
     rows = []
@@ -80,10 +98,10 @@ def corrected_view(summary: Mapping[str, Any]) -> dict[str, Any] | None:
         cal = m.get("calibration") or {}
         rows.append({
             "key": key, "labelled": m["labelled"], "rows": m["rows"],
-            "judge": fmt(m["judge_only"]["mean"], 3),
-            "labels": f"{fmt(m['labels_only']['mean'], 3)} {_ci(m['labels_only'])}",
-            "corrected": f"{fmt(m['corrected']['mean'], 3)} {_ci(m['corrected'])}",
-            "bias": f"{m['judge_bias']['mean']:+.3f} {_ci(m['judge_bias'])}",
+            "judge": fmt(_value(m["judge_only"]), 3),
+            "labels": f"{fmt(_value(m['labels_only']), 3)} {_ci(m['labels_only'])}",
+            "corrected": f"{fmt(_value(m['corrected']), 3)} {_ci(m['corrected'])}",
+            "bias": f"{_signed(m['judge_bias'])} {_ci(m['judge_bias'])}",
             "worth": f"{m['judge_worth_labels']:.0f}",
             "brier": None if cal.get("brier") is None else f"{cal['brier']:.3f}",
             "plot": reliability(cal) if cal.get("bins") else None})

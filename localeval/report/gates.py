@@ -34,21 +34,14 @@ MAX_REASONS = 3
 
 
 def parse_gates(items: Iterable[str], option: str = "--fail-under") -> dict[str, float]:
-    """``["faithfulness=0.85"]`` -> ``{"faithfulness": 0.85}``; the last ``=`` splits."""
-    gates: dict[str, float] = {}
-    for it in items:
-        key, sep, val = it.rpartition("=")
-        try:
-            if not sep or not key.strip():
-                raise ValueError
-            value = float(val)
-            if not math.isfinite(value):
-                raise ValueError  # nan never fails a comparison, so it would never gate
-            gates[key.strip()] = value
-        except ValueError:
-            raise UsageError(f"bad {option} {it!r}: expected METRIC=VALUE with a finite "
-                             "VALUE, e.g. faithfulness=0.85") from None
-    return gates
+    """``["faithfulness=0.85"]`` -> ``{"faithfulness": 0.85}``; the last ``=`` splits,
+    a metric key keeps its parameters (``rougeL:threshold=0.5=0.3``); the value must
+    be finite (NaN never fails a comparison): ``metrics.parse_metric_values``."""
+    from localeval.metrics import ValueRule, parse_metric_values
+
+    rule = ValueRule(option, what="value", form="METRIC=VALUE with a finite VALUE",
+                     example="faithfulness=0.85")
+    return {k: v for k, v in parse_metric_values(items, rule) if k is not None}
 
 
 # -- how many unscored samples a gate tolerates ----------------------------------------------

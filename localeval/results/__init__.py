@@ -13,12 +13,18 @@ from localeval.lazy import lazy_face
 
 _WHERE = {
     "CONTENT_FIELDS": ".content",
+    "CORRECTED": ".sections",
+    "CorrectedMetric": ".sections",
+    "CorrectedSection": ".sections",
+    "IntervalEntry": ".sections",
+    "MetricEstimates": ".sections",
     "RESULTS_FILE": ".files",
     "ResultLines": ".lines",
     "RunWriter": ".writer",
     "atomic_file": ".files",
     "content_fields": ".content",
     "content_hash": ".content",
+    "current_interval": ".summary_keys",
     "current_summary": ".summary_keys",
     "dumps_strict": ".files",
     "make_output_folder": ".writer",

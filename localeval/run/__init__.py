@@ -7,7 +7,10 @@
   ``metrics.score_one``); ``MetricObserver``.
 - ``strategies``: single process, worker processes, judge-pool threads;
   ``ray``: Ray actors; ``workers``: the set-up worker processes and actors share.
-- ``aggregate``: the summary; ``result``: ``EvaluationResult``; ``progress``: the bar.
+- ``aggregate``: the summary; ``result``: ``EvaluationResult``, the reports and the
+  ``summary_sections`` hook's sections; ``progress``: the bar; ``judge_check_step``:
+  the judge check before the first judge call; ``lean``: what a run that keeps no
+  samples keeps.
 """
 
 from localeval.lazy import lazy_face

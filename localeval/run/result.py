@@ -14,7 +14,10 @@ from localeval.metrics import Metric
 from localeval.results import RunWriter, sample_record
 from localeval.types import Sample, Score
 
-__all__ = ["EvaluationResult", "write_reports"]
+__all__ = ["EvaluationResult", "write_reports", "SummaryHook", "add_sections"]
+
+#: ``evaluate(summary_sections=...)``: the run's records -> sections added to its summary.
+SummaryHook = Callable[[Sequence[Mapping[str, Any]]], Mapping[str, Any]]
 
 
 @dataclass(eq=False)
@@ -116,6 +119,34 @@ def write_reports(out: Path, summary: Mapping[str, Any], samples: Sequence[Sampl
     except (RecursionError, ValueError, TypeError, OSError) as e:
         warn(f"report.html/summary.md not written ({type(e).__name__}: {e}); "
              f"results.jsonl and summary.json are complete in {out}")
+
+
+def add_sections(summary: dict[str, Any], hook: SummaryHook, writer: RunWriter | None,
+                 samples: Sequence[Sample], scores: Sequence[Mapping[str, Score]]
+                 ) -> BaseException | None:
+    """Add the sections ``hook`` returns for the finished run's records to ``summary``.
+
+    The records are the ``results.jsonl`` lines: read back from the file one at a
+    time (``results.ResultLines``) when the run writes one, else built from the
+    scores kept. What the hook raises is returned, not raised, so that the run's
+    files are written (without its sections) before it reaches the caller.
+    """
+    from localeval.results import ResultLines
+
+    try:
+        records: Sequence[Mapping[str, Any]] = (ResultLines(writer.results_path)
+                                                if writer is not None else _Records(samples, scores))
+        extra = dict(hook(records))
+    except BaseException as e:  # Ctrl-C too: raised by evaluate once the files are written
+        return e
+    reserved = sorted(set(extra) & set(summary))
+    if reserved:
+        from localeval.errors import UsageError
+
+        return UsageError(f"summary_sections may not replace the summary's own "
+                          f"{', '.join(reserved)}")
+    summary.update(extra)
+    return None
 
 
 class _Records(Sequence[Mapping[str, Any]]):

@@ -25,9 +25,10 @@ from localeval.judge import Judge
 from localeval.metrics import Judging, Metric, NoJudge, empty_input_note, missing_reason, parse_metrics
 from localeval.results import RunWriter, sample_record
 from localeval.run.aggregate import build_summary
+from localeval.run.judge_check_step import check_pairs, run_judge_check_step
 from localeval.run.lean import ScoreColumns
 from localeval.run.progress import loading_stage, model_label
-from localeval.run.result import EvaluationResult, write_reports
+from localeval.run.result import EvaluationResult, SummaryHook, add_sections, write_reports
 from localeval.run.sample_scoring import MetricObserver
 from localeval.run.strategies import score_stream
 from localeval.run.wiring import build_embedder, build_judge, open_cache
@@ -75,6 +76,7 @@ def evaluate(
     sample: int | None = None,
     options_as: str = "python",
     keep_samples: bool = True,
+    summary_sections: SummaryHook | None = None,
 ) -> EvaluationResult:
     """Evaluate ``data`` with ``metrics`` and return per-sample scores and a summary.
 
@@ -113,6 +115,13 @@ def evaluate(
     no samples or per-sample scores, only the summary; each sample's record is
     in ``results.jsonl``, and the run keeps only what the summary needs
     (``run.lean``), so a million-row run fits in far less memory.
+    ``summary_sections``: called once every sample is scored (not after an
+    interruption) with the run's records, the ``results.jsonl`` lines (read back
+    from the file one at a time with ``out_dir``, else built from the scores
+    kept); the sections it returns are added to the summary before summary.json
+    and the reports are written, once (``localeval run --labels`` adds
+    ``corrected`` so). If it raises, the run's files are written without them and
+    its error is raised after.
 
     Settings left at None come from ``configure()``, then the environment, then
     the defaults (``localeval.config.run_config``).
@@ -131,6 +140,9 @@ def evaluate(
     subset = Subset(limit, sample, cfg.seed)
     ds = load_dataset(data, columns=columns)
     total = len(ds)
+    whole = subset.note(total, options_as)
+    if whole is not None and on_info is not None:
+        on_info(whole)
     ds = select_samples(ds, subset)
     chosen = _choose_metrics(metrics, ds)
     check_required(ds, {m.key: m.requires for m in chosen})
@@ -151,7 +163,8 @@ def evaluate(
         return _evaluate(ds, chosen, writer, notes, warn, cfg, progress=progress,
                          observer=observer, on_info=on_info, version=__version__,
                          subset=subset.record(total, len(ds)), options_as=options_as,
-                         lean=not keep_samples and writer is not None)
+                         lean=not keep_samples and writer is not None,
+                         summary_sections=summary_sections)
     finally:
         if writer is not None:
             writer.release()
@@ -161,7 +174,8 @@ def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes
               warn: Callable[[str], None], cfg: RunConfig, *, progress: bool | None,
               observer: MetricObserver | None, on_info: Callable[[str], None] | None,
               version: str, subset: dict[str, Any] | None = None,
-              options_as: str = "python", lean: bool = False) -> EvaluationResult:
+              options_as: str = "python", lean: bool = False,
+              summary_sections: SummaryHook | None = None) -> EvaluationResult:
     """``evaluate`` after the data, metrics and output folder are checked (and ``notes``,
     the ones so far, told)."""
     judge, embedder, judge_options = cfg.judge, cfg.embedder, dict(cfg.judge_options)
@@ -203,9 +217,9 @@ def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes
         warn("--repeats with temperature 0 gives identical runs; set --temperature > 0")
     ctx = Judging(judge=the_judge, embedder=the_embedder, lang=lang, seed=seed,
                   temperature=temperature, verdicts=verdicts)
-    checked = _run_judge_check(chosen, the_judge, the_embedder, verdicts, store,
-                               enabled=cfg.judge_check is not False, pooled=pooled,
-                               pairs=_check_pairs(cfg.judge_check), progress=progress)
+    checked = run_judge_check_step(chosen, the_judge, the_embedder, verdicts, store,
+                                   enabled=cfg.judge_check is not False, pooled=pooled,
+                                   pairs=check_pairs(cfg.judge_check), progress=progress)
     if checked is not None:
         tell = warn if checked["verdict"] not in ("fit", "skipped") else (on_info or _quiet)
         tell(checked["line"])
@@ -241,6 +255,8 @@ def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes
     bar = None
     stream = None
     finished = 0
+    scored = False  # every sample scored, nothing raised: the sections hook may run
+    failed: BaseException | None = None
     try:
         from localeval.run.progress import RunProgress
 
@@ -266,6 +282,7 @@ def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes
                 scores[i] = row
             finished = i + 1
             bar.update(ctx.usage)
+        scored = True
     finally:
         if bar:
             bar.close()
@@ -279,9 +296,13 @@ def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes
                                 subset=subset)
         if interrupted:
             summary["interrupted"] = {"finished": finished, "total": len(samples)}
+        elif scored and summary_sections is not None:
+            failed = add_sections(summary, summary_sections, writer, done, kept)
         if writer:
             writer.close(summary)
             write_reports(writer.dir, summary, done, kept, warn, from_file=lean)
+    if failed is not None:
+        raise failed
     if lean:
         return EvaluationResult([], chosen, [], summary, notes)
     return EvaluationResult(list(done), chosen, kept, summary, notes)
@@ -335,60 +356,3 @@ def _check_finite_parameters(m: Metric) -> None:
 
 def _quiet(msg: str) -> None:
     """Where news goes when the caller did not ask for it."""
-
-
-def _check_pairs(judge_check: Any) -> int | None:
-    """Pairs per metric for the run's judge check: a number given, else None (the quick check)."""
-    if isinstance(judge_check, int) and not isinstance(judge_check, bool):
-        if judge_check < 1:
-            raise UsageError(f"judge_check must be True, False or a number of pairs >= 1, "
-                             f"not {judge_check}")
-        return judge_check
-    return None
-
-
-def _run_judge_check(chosen: Sequence[Metric], judge: Judge | None, embedder: Any, verdicts: str,
-                     store: Any, *, enabled: bool, pooled: bool,
-                     progress: bool | None, pairs: int | None = None) -> dict[str, Any] | None:
-    """The judge check of the run's judge on its judge metrics (``JudgeCheckResult.to_dict()``).
-
-    None when the run has no judge metric; ``{"verdict": "skipped", ...}`` when
-    it cannot or should not run. It has its own Judging, so no score changes.
-    """
-    if not any(m.uses_judge for m in chosen):
-        return None
-    reason = ("switched off (--no-judge-check)" if not enabled else
-              "the judge is loaded by the worker processes, not by this one; "
-              "check it with `localeval judge check --judge ...`" if pooled else
-              "no judge model" if judge is None else None)
-    if reason is not None:
-        return {"verdict": "skipped", "reason": reason, "metrics": {},
-                "line": f"judge check: skipped ({reason})"}
-    from localeval.judge_check import QUICK_PAIRS, run_judge_check
-    from localeval.run.progress import RunProgress
-
-    bar: RunProgress | None = None
-    last = 0
-
-    def step(done: int, total: int, usage: Any) -> None:
-        nonlocal bar, last
-        if bar is None:
-            bar = RunProgress(total, enabled=progress, description="judge check")
-        bar.update(usage, advance=done - last)
-        last = done
-
-    try:
-        # The quick check (4 pairs per metric, every language): enough to catch a
-        # judge that copies, guesses or gives one score; `localeval judge check`
-        # runs all ten pairs.
-        result = run_judge_check(judge, chosen, embedder=embedder, verdicts=verdicts,
-                                 cache=store, on_progress=step, pairs=pairs or QUICK_PAIRS)
-    except Exception as e:  # the judge check advises; a crash of it must not end the run
-        reason = f"the judge check failed: {type(e).__name__}: {e}"
-        return {"verdict": "error", "reason": reason, "metrics": {},
-                "line": f"judge check: {reason}"}
-    finally:
-        if bar is not None:
-            bar.close()
-    return result.to_dict()
-

@@ -4,8 +4,10 @@ bootstrap resampler and the percentile intervals read from it.
 ``resampling`` draws paired bootstrap indices from a seeded numpy Generator
 (exactly the draws of ``scipy.stats.bootstrap`` with ``rng=default_rng(seed)``),
 ``intervals`` turns a bootstrap distribution into a percentile interval
-(scipy's quantile, to the last bit), and ``rows`` computes correlations and
-kappas on every resample at once.
+(scipy's quantile, to the last bit), ``randomization`` is the paired sign-flip
+test and the interval it inverts to (what ``diff`` uses for few pairs), ``rows`` computes
+correlations and kappas on every resample at once, and ``interval`` is the one interval
+value (``Interval``) and JSON shape every analysis writes and reads.
 """
 
 from localeval.lazy import lazy_face
@@ -22,6 +24,15 @@ _WHERE = {
     "kendall_rows": ".rows",
     "pearson_rows": ".rows",
     "spearman_rows": ".rows",
+    "INTERVAL_KEYS": ".interval",
+    "Interval": ".interval",
+    "read_interval": ".interval",
+    "normal_quantile": ".quantiles",
+    "t_quantile": ".quantiles",
+    "check_draws": ".resampling",
+    "SignFlip": ".randomization",
+    "min_pairs": ".randomization",
+    "sign_flip": ".randomization",
 }
 
 __all__ = sorted(_WHERE)

@@ -15,7 +15,10 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-__all__ = ["BLOCK", "Resamples", "bootstrap_means"]
+from localeval.config import MAX_RESAMPLES, check_seed
+from localeval.errors import UsageError
+
+__all__ = ["BLOCK", "Resamples", "bootstrap_means", "check_draws"]
 
 #: Resample indices are drawn in blocks of about this many (8 MB as int64), so memory
 #: stays flat however many rows a run has (100k rows x 2000 resamples is 200M indices).
@@ -30,6 +33,7 @@ class Resamples:
     """
 
     def __init__(self, n: int, n_boot: int, seed: int) -> None:
+        check_draws(n_boot, seed)
         self.n, self.n_boot, self.seed = n, n_boot, seed
         self.rows = max(1, min(n_boot, BLOCK // max(n, 1)))
 
@@ -48,6 +52,15 @@ class Resamples:
         return np.concatenate([np.asarray(fn(idx), dtype=float) for idx in self.blocks()])
 
 
+def check_draws(n_resamples: int, seed: int) -> None:
+    """A UsageError, before anything is drawn or held, for a seed numpy refuses (negative)
+    or more resamples than ``config.MAX_RESAMPLES`` (whose means would not fit in memory)."""
+    check_seed(seed)
+    if n_resamples > MAX_RESAMPLES:
+        raise UsageError(f"{n_resamples:,} bootstrap resamples is more than the "
+                         f"{MAX_RESAMPLES:,} localeval draws at most (9,999 is the default)")
+
+
 def bootstrap_means(columns: np.ndarray, *, n_resamples: int = 2000, seed: int = 0) -> np.ndarray:
     """The mean of each of ``n_resamples`` bootstrap resamples of each row of ``columns``.
 
@@ -55,6 +68,7 @@ def bootstrap_means(columns: np.ndarray, *, n_resamples: int = 2000, seed: int =
     same indices, as it would with its own generator of that seed, so columns
     scored on the same samples share one draw.
     """
+    check_draws(n_resamples, seed)
     x = np.asarray(columns, dtype=float)
     m, n = x.shape
     out = np.empty((m, n_resamples))

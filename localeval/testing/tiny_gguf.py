@@ -13,7 +13,6 @@ The file is a pure function of the spec: same spec, same bytes.
 
 from __future__ import annotations
 
-import ctypes
 import os
 import tempfile
 from dataclasses import dataclass, replace
@@ -227,18 +226,12 @@ def _write_f_model(spec: TinyModelSpec, path: Path, corpus: str) -> None:
 
 
 def _quantize(src: Path, dst: Path, quant: str) -> None:
-    import llama_cpp
-    from llama_cpp._logger import set_verbose
+    # llama.cpp's quantiser, through the judge's fence around llama-cpp-python
+    from localeval.judge import quantize_q8_0
 
-    set_verbose(False)  # llama.cpp logs every tensor it converts otherwise
-    ftypes = {"q8_0": llama_cpp.LLAMA_FTYPE_MOSTLY_Q8_0}
-    params = llama_cpp.llama_model_quantize_default_params()
-    params.ftype = ftypes[quant]
-    params.nthread = os.cpu_count() or 1
-    rc = llama_cpp.llama_model_quantize(str(src).encode(), str(dst).encode(),
-                                        ctypes.byref(params))
-    if rc != 0:
-        raise RuntimeError(f"llama_model_quantize failed with {rc}")
+    if quant != "q8_0":
+        raise KeyError(quant)
+    quantize_q8_0(src, dst, threads=os.cpu_count() or 1)
 
 
 def build_tiny_gguf(path: str | os.PathLike[str], spec: TinyModelSpec = TinyModelSpec(),

@@ -7,7 +7,8 @@
                          {"faithfulness": 0.02, "context_recall": 0.0})
 
 The same rule as ``localeval diff --fail-if-worse METRIC=MARGIN``: a metric
-fails when the 95% interval of new - base lies entirely below -MARGIN.
+fails when the 95% interval of new - base lies entirely below -MARGIN, or
+when it has none (fewer than 6 pairs, nothing scored): never a pass on no evidence.
 """
 
 from __future__ import annotations
@@ -25,11 +26,16 @@ def assert_not_worse(base: Any, new: Any, margins: Mapping[str, float], **diff_k
     ResultSets; ``margins``: {metric: allowed loss} (``"all"`` for every metric);
     ``diff_kwargs`` go to :func:`localeval.versions.diff_runs` (``seed``,
     ``n_resamples``, ``base_data``...). Returns the VersionDiff so a test can look further.
-    """
-    from localeval.versions import diff_runs, worse_failures
 
+    A margin must be a finite number >= 0 (``UsageError`` otherwise, before any
+    work: an infinite or NaN margin could never fail, a text is not a number).
+    """
+    from localeval.versions import check_margins, diff_runs, worse_failures
+
+    option = "assert_not_worse"
+    margins = check_margins(margins, option)
     d = diff_runs(base, new, **diff_kwargs)
-    failures = worse_failures(d, margins)
+    failures = worse_failures(d, margins, option)
     if failures:
         raise AssertionError("new is worse than base:\n" + "\n".join(f"  {f}" for f in failures)
                              + f"\n  ({d.pairing_text()})")

@@ -2,7 +2,7 @@
 
 With labels for both versions on the same rows (a labelling sheet of each,
 or any table of labels), the difference new − base of the *labels* is
-estimated with PPI++ (``estimate.paired_difference``): the judge's paired
+estimated with PPI++ (``estimate.corrected_difference``): the judge's paired
 differences on every row scored in both runs, corrected by the labelled
 differences on the rows labelled in both. It is appended to each metric's
 list of estimates as ``kind="corrected"``, so the tables, diff.json, the
@@ -24,7 +24,7 @@ import numpy as np
 from localeval.errors import DataError, UsageError
 from localeval.estimate import REFERENCE_METHOD, interval_method
 from localeval.versions.diff import MetricDiff, VersionDiff
-from localeval.versions.estimate import Estimate, holm
+from localeval.versions.estimate import Difference, holm
 
 __all__ = ["add_corrected", "CORRECTED_METHOD"]
 
@@ -46,10 +46,10 @@ def _check_side(rs: Any, labels: str | Path, side: str, random_draw: bool,
     return c
 
 
-def _one(md: MetricDiff, cb: Any, cn: Any, reference: bool = False) -> Estimate:
+def _one(md: MetricDiff, cb: Any, cn: Any, reference: bool = False) -> Difference:
     from scipy import stats
 
-    from localeval.estimate import check_spread, labels_worth, paired_difference
+    from localeval.estimate import check_spread, corrected_difference, labels_worth
 
     yb, yn = cb.values(md.metric), cn.values(md.metric)
     rows = md.scored
@@ -63,7 +63,7 @@ def _one(md: MetricDiff, cb: Any, cn: Any, reference: bool = False) -> Estimate:
     where = f"{cb.labels.source} and {cn.labels.source}"
     check_spread(ln - lb, f"{md.metric} (new − base, rows labelled in both versions and "
                  "scored in both runs)", where, column)
-    est = paired_difference(fn, fb, ln, lb, idx, reference=reference)
+    est = corrected_difference(fn, fb, ln, lb, idx, reference=reference)
     lab, corr = est["labels_only"], est["corrected"]
     if len(idx) >= len(rows) - 1:  # every row labelled: nothing left for the judge to add
         corr = lab
@@ -74,7 +74,7 @@ def _one(md: MetricDiff, cb: Any, cn: Any, reference: bool = False) -> Estimate:
         p = float(2 * dist.sf(abs(corr.mean) / corr.se))
     else:
         p = 1.0 if corr.mean == 0 else 0.0
-    return Estimate("corrected", corr.mean, (corr.low, corr.high), len(idx), p=p,
+    return Difference("corrected", corr.mean, (corr.low, corr.high), len(idx), p=p,
                     method=f"{CORRECTED_METHOD} ({corr.method})",
                     extra={"rows": len(rows), "labelled_base": len(yb), "labelled_new": len(yn),
                            "lambda": corr.lam, "labels_only": lab.to_dict(),

@@ -4,11 +4,13 @@ The samples of the two runs are paired (``pairing``), then for every metric
 both runs scored: the mean of each version over the samples scored in both,
 the paired mean difference with its interval (``estimate``), how many
 samples got better, worse or stayed, which crossed the pass threshold, and
-which became unscored (a regression shown, never dropped). With several
+which became unscored (a regression shown, never dropped). Whether lower is
+better is what the runs' summary.json recorded, else today's metric registry.
+With several
 metrics the verdicts use Holm-adjusted p-values; the raw intervals stay
 beside them.
 
-A metric row holds a list of :class:`~localeval.versions.estimate.Estimate`:
+A metric row holds a list of :class:`~localeval.versions.estimate.Difference`:
 the judge-only difference (``kind="judge"``) first, then, with labels for
 both versions, the label-corrected one (``kind="corrected"``, added by
 ``versions.corrected``) on the same page and in the same JSON.
@@ -19,11 +21,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from localeval.agreement import Alignment
 from localeval.errors import DataError, UsageError
-from localeval.versions.estimate import DEFAULT_RESAMPLES, Estimate, holm, paired_difference
+from localeval.resultsets import Alignment, describe_pairing, pair_versions, pairing_dict
+from localeval.versions.estimate import (
+    DEFAULT_RESAMPLES,
+    EXACT_METHOD,
+    RANDOM_METHOD,
+    SMALL_SAMPLE,
+    Difference,
+    holm,
+    paired_difference,
+)
 from localeval.versions.load import Version, load_version
-from localeval.versions.pairing import describe_pairing, pair_versions, pairing_dict
 from localeval.versions.signatures import signature_notes, signature_text
 
 __all__ = ["SampleChange", "MetricDiff", "VersionDiff", "diff_runs", "lower_is_better",
@@ -41,6 +50,21 @@ def lower_is_better(metric: str) -> bool:
 
     cls = registry().get(metric.split("@")[0].split(":")[0])
     return bool(getattr(cls, "lower_is_better", False))
+
+
+def _direction(metric: str, v_base: Version, v_new: Version) -> tuple[bool, str | None]:
+    """Lower is better? What the runs recorded (new, then base), else today's registry;
+    with a note when the two runs recorded opposite directions."""
+    said = [(side, v.directions[metric]) for side, v in (("new", v_new), ("base", v_base))
+            if metric in v.directions]
+    if not said:
+        return lower_is_better(metric), None
+    note = None
+    if len({lib for _, lib in said}) > 1:
+        note = (f"{metric}: the runs recorded opposite directions (new: "
+                f"{'lower' if said[0][1] else 'higher'} is better; base: "
+                f"{'lower' if said[1][1] else 'higher'} is better); new's is used")
+    return said[0][1], note
 
 
 @dataclass
@@ -72,7 +96,7 @@ class MetricDiff:
     lower_is_better: bool
     threshold: float
     samples: list[SampleChange]
-    estimates: list[Estimate] = field(default_factory=list)
+    estimates: list[Difference] = field(default_factory=list)
     mean_base: float | None = None
     mean_new: float | None = None
 
@@ -84,7 +108,7 @@ class MetricDiff:
         return [s for s in self.samples if s.status == "scored"]
 
     @property
-    def judge(self) -> Estimate:
+    def judge(self) -> Difference:
         return self.estimates[0]
 
     def passes(self, v: float) -> bool:
@@ -126,7 +150,7 @@ class MetricDiff:
         bad.sort(key=lambda s: (s.status != "became_unscored", s.gain or 0.0))
         return bad[:k] if k is not None else bad
 
-    def verdict(self, est: Estimate | None = None) -> str:
+    def verdict(self, est: Difference | None = None) -> str:
         """"better", "worse", "not after correction", "no difference" or "not compared"."""
         e = est or self.judge
         if e.ci is None or e.diff is None:
@@ -139,7 +163,7 @@ class MetricDiff:
             return "better" if sign * e.diff > 0 else "worse"
         return "not after correction" if raw else "no difference"
 
-    def sentence(self, est: Estimate | None = None, tested: int = 1) -> str:
+    def sentence(self, est: Difference | None = None, tested: int = 1) -> str:
         """The plain sentence: "new is better on faithfulness by 0.060 [0.020, 0.100]"."""
         e = est or self.judge
         v = self.verdict(e)
@@ -192,6 +216,8 @@ class VersionDiff:
     n_resamples: int = DEFAULT_RESAMPLES
     #: the labels files behind the corrected estimates, and their draws (empty: none)
     labels: dict[str, Any] = field(default_factory=dict)
+    #: runs that recorded opposite directions (lower / higher is better) for a metric
+    direction_notes: list[str] = field(default_factory=list)
 
     @property
     def tested(self) -> int:
@@ -215,18 +241,23 @@ class VersionDiff:
             "pairing": {**pairing_dict(self.pairing), "text": self.pairing_text()},
             "same_setup": self.same_setup, "setup_notes": self.signature_notes,
             "multiple_comparisons": {"metrics_tested": self.tested, "correction": "Holm",
-                                     "p_values": "bootstrap test (twice the smaller tail at 0)"},
+                                     "p_values": "bootstrap test (twice the smaller tail at 0); "
+                                                 f"below {SMALL_SAMPLE} pairs the paired "
+                                                 "randomization (sign-flip) test"},
             "bootstrap": {"resamples": self.n_resamples, "seed": self.seed, "level": 0.95},
+            "small_samples": {"below_pairs": SMALL_SAMPLE, "min_pairs_for_interval": 6,
+                              "method": EXACT_METHOD + " up to 20 pairs; " + RANDOM_METHOD
+                              + f" ({self.n_resamples} sign vectors, seed {self.seed}) above"},
             "metrics": [m.to_dict(self.tested) for m in self.metrics],
             "not_compared": [{"metric": k, "reason": r} for k, r in self.not_compared],
             **({"labels": self.labels} if self.labels else {}),
+            **({"direction_notes": self.direction_notes} if self.direction_notes else {}),
         }
 
 
 def _metric_diff(metric: str, v_base: Version, v_new: Version, pairs: Sequence[tuple[str, str]],
-                 threshold: float) -> MetricDiff:
+                 threshold: float, lib: bool) -> MetricDiff:
     b, n = v_base.results, v_new.results
-    lib = lower_is_better(metric)
     rows = []
     for ib, inew in pairs:
         x, y = b.scores[ib].get(metric), n.scores[inew].get(metric)
@@ -271,6 +302,7 @@ def diff_runs(base: Any, new: Any, *, metrics: Sequence[str] | None = None,
     al = pair_versions(b, n)
     mb, mn = b.metrics, n.metrics
     common = [m for m in mb if m in mn]
+    metrics = list(dict.fromkeys(metrics or ()))  # a metric named twice is compared once
     if metrics:
         for m in metrics:
             lacking = [s.source for s, ms in ((b, mb), (n, mn)) if m not in ms]
@@ -285,9 +317,11 @@ def diff_runs(base: Any, new: Any, *, metrics: Sequence[str] | None = None,
         [(m, "only in base") for m in mb if m not in mn] +
         [(m, "only in new") for m in mn if m not in mb])
     limits = dict(thresholds or {})
-    out = []
+    out, direction_notes = [], []
     for m in common:
-        md = _metric_diff(m, vb, vn, al.pairs, limits.get(m, threshold))
+        lib, note = _direction(m, vb, vn)
+        direction_notes += [note] if note else []
+        md = _metric_diff(m, vb, vn, al.pairs, limits.get(m, threshold), lib)
         sc = md.scored
         if sc:
             md.mean_base = sum(s.base for s in sc) / len(sc)  # type: ignore[misc]  # scored: both set
@@ -301,4 +335,5 @@ def diff_runs(base: Any, new: Any, *, metrics: Sequence[str] | None = None,
     for diff, p in zip(out, holm([md.judge.p for md in out])):
         diff.judge.p_holm = p
     notes, same = signature_notes(b.signature, n.signature)
-    return VersionDiff(vb, vn, al, out, skipped, notes, same, seed, n_resamples)
+    return VersionDiff(vb, vn, al, out, skipped, notes, same, seed, n_resamples,
+                       direction_notes=direction_notes)

@@ -1,20 +1,31 @@
 """The paired difference of one metric between two versions, with its interval and p-value.
 
-One estimator for every kind of difference: an :class:`Estimate` is what a
+One estimator for every kind of difference: a :class:`Difference` is what a
 metric row of a version diff holds a *list* of. Today the list holds the
 judge-only difference (``kind="judge"``); a label-corrected difference can
 be appended beside it with another ``kind`` and the same fields, and every
 page and table shows it without a second code path.
 
-The interval is the run report's percentile bootstrap
-(``localeval.stats``: the draws of ``scipy.stats.bootstrap`` with
-``default_rng(seed)``) over the per-sample differences ``new - base``:
-resampling those differences is resampling the pairs, so it equals
-``scipy.stats.bootstrap((base, new), paired=True, method="percentile")``
-(tests/unit/test_versions_stats.py checks it to 1e-9). The p-value is the
-bootstrap test read from the same resamples, twice the smaller tail at 0,
-so "interval excludes 0" and "p < 0.05" agree; with several metrics the
-verdict uses Holm's correction of those p-values (:func:`holm`).
+Two rules, chosen by the number of pairs n (``SMALL_SAMPLE``):
+
+- **n >= SMALL_SAMPLE**: the run report's percentile bootstrap
+  (``localeval.stats``: the draws of ``scipy.stats.bootstrap`` with
+  ``default_rng(seed)``) over the per-sample differences ``new - base``:
+  resampling those differences is resampling the pairs, so it equals
+  ``scipy.stats.bootstrap((base, new), paired=True, method="percentile")``
+  (tests/unit/test_versions_stats.py checks it to 1e-9). The p-value is the
+  bootstrap test read from the same resamples, twice the smaller tail at 0.
+- **n < SMALL_SAMPLE**: the paired randomization (sign-flip) test and the
+  interval that inverts it (Hartigan's subset means, ``stats.sign_flip``):
+  exact over all 2^n sign vectors up to 20 pairs, random sign vectors
+  (``n_resamples``, seeded) above. The bootstrap is too sure of itself with
+  few pairs (6 pairs, no true difference: it covers 83%, and the gate fails
+  9% of the time); this interval covers at least 95% of the time when the
+  differences are symmetric, and below 6 pairs no 95% interval exists, so
+  none is shown. ``caveat`` says so on every page.
+
+Either way "interval excludes 0" and "p < 0.05" agree; with several metrics
+the verdict uses Holm's correction of those p-values (:func:`holm`).
 """
 
 from __future__ import annotations
@@ -24,16 +35,25 @@ from typing import Any, Sequence
 
 import numpy as np
 
-__all__ = ["Estimate", "paired_difference", "holm", "CI_METHOD", "DEFAULT_RESAMPLES", "LEVEL"]
+from localeval.stats import Interval
 
-#: Bootstrap resamples by default (scipy.stats.bootstrap's default).
+__all__ = ["Difference", "paired_difference", "holm", "small_sample_caveat", "CI_METHOD",
+           "EXACT_METHOD", "RANDOM_METHOD", "DEFAULT_RESAMPLES", "LEVEL", "SMALL_SAMPLE"]
+
+#: Bootstrap resamples by default (scipy.stats.bootstrap's default); also the random
+#: sign vectors of the randomization test above 20 pairs.
 DEFAULT_RESAMPLES = 9999
 LEVEL = 0.95
+#: Below this many pairs the randomization (sign-flip) interval replaces the bootstrap.
+SMALL_SAMPLE = 100
 CI_METHOD = "percentile paired bootstrap over samples (the report's resampler)"
+EXACT_METHOD = "exact paired randomization (sign-flip) test, Hartigan's subset-mean interval"
+RANDOM_METHOD = ("paired randomization (sign-flip) test on random sign vectors, Hartigan's "
+                 "random-subset interval")
 
 
 @dataclass
-class Estimate:
+class Difference:
     """One estimate of the mean difference new - base: the point, its 95% interval, its test.
 
     ``kind`` says what was estimated ("judge": the judge's scores as they are;
@@ -50,34 +70,76 @@ class Estimate:
     p_holm: float | None = None
     method: str = CI_METHOD
     reason: str = ""
+    #: a plain warning shown beside the interval (few pairs: what it assumes)
+    caveat: str = ""
     family: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
 
+    def interval(self) -> Interval:
+        """This difference as the one interval value of the analyses (``stats.Interval``)."""
+        lo, hi = self.ci if self.ci else (None, None)
+        return Interval(self.diff, lo, hi, self.n, self.method, LEVEL, p=self.p,
+                        reason=self.reason or None)
+
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "diff": self.diff,
-                "ci95": list(self.ci) if self.ci else None, "n": self.n, "p": self.p,
-                "p_holm": self.p_holm, "method": self.method, "reason": self.reason,
-                **self.extra}
+        """The one interval shape (``stats.Interval``), then what a difference adds."""
+        return {"kind": self.kind, **self.interval().to_dict(), "p_holm": self.p_holm,
+                "caveat": self.caveat, **self.extra}
 
 
 def paired_difference(base: Sequence[float], new: Sequence[float], *, kind: str = "judge",
-                      n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> Estimate:
-    """Mean of ``new - base`` over paired samples, with a percentile bootstrap 95% interval."""
+                      n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> Difference:
+    """Mean of ``new - base`` over paired samples with its 95% interval and p-value:
+    the randomization test below ``SMALL_SAMPLE`` pairs, the percentile bootstrap above."""
     from localeval.stats import bootstrap_means, percentile_interval
 
     d = np.asarray(new, dtype=float) - np.asarray(base, dtype=float)
     n = int(d.size)
     if n == 0:
-        return Estimate(kind, None, None, 0, reason="no sample scored in both runs")
+        return Difference(kind, None, None, 0, reason="no sample scored in both runs")
     point = float(d.mean())
-    if n < 2:
-        return Estimate(kind, point, None, n, reason="one paired sample: no interval")
+    if n < SMALL_SAMPLE:
+        return _randomization(kind, d, point, n_resamples, seed)
     if np.all(d == d[0]):  # every resample gives the same mean: no draw needed
-        return Estimate(kind, point, (point, point), n, p=1.0 if point == 0 else 0.0)
+        return Difference(kind, point, (point, point), n, p=1.0 if point == 0 else 0.0)
     boot = bootstrap_means(d[None, :], n_resamples=n_resamples, seed=seed)[0]
     ci, _, _ = percentile_interval(boot, level=LEVEL)  # every resample mean is defined
     p = min(1.0, 2 * min(float(np.mean(boot <= 0)), float(np.mean(boot >= 0))))
-    return Estimate(kind, point, ci, n, p=p)
+    return Difference(kind, point, ci, n, p=p, caveat=_bootstrap_caveat(n))
+
+
+def _bootstrap_caveat(n: int) -> str:
+    from localeval.versions.reliability import unreliable_at
+
+    worst = unreliable_at(n)
+    return f"{n} pairs, bootstrap interval: not reliable at this size for {worst}" if worst \
+        else ""
+
+
+def _randomization(kind: str, d: np.ndarray, point: float, n_resamples: int, seed: int
+                   ) -> Difference:
+    from localeval.stats import sign_flip
+
+    r = sign_flip(d, level=LEVEL, n_resamples=n_resamples, seed=seed)
+    method = EXACT_METHOD if r.exact else RANDOM_METHOD
+    if r.ci is None:
+        return Difference(kind, point, None, int(d.size), method=method, reason=r.reason)
+    return Difference(kind, point, r.ci, int(d.size), p=r.p, method=method,
+                    caveat=small_sample_caveat(int(d.size)),
+                    extra={"arrangements": r.arrangements,
+                           "coverage_at_least": round(r.coverage, 4)})
+
+
+def small_sample_caveat(n: int) -> str:
+    """What an interval from ``n`` pairs (fewer than SMALL_SAMPLE) can and cannot say."""
+    from localeval.versions.reliability import unreliable_at
+
+    text = (f"only {n} pairs: a randomization interval, sure to cover 95% only if the "
+            "per-sample changes are symmetric about their mean")
+    worst = unreliable_at(n)
+    if worst:
+        text += f"; not reliable at this size for {worst}"
+    return text
 
 
 def holm(ps: Sequence[float | None]) -> list[float | None]:

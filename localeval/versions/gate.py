@@ -5,40 +5,63 @@ the difference lies entirely on the worse side of -0.02: the new version is
 worse by more than the margin with 95% confidence. An interval that merely
 includes a loss does not fail it (no difference shown is not a regression
 shown). A metric the diff could not estimate (unscored everywhere on one
-side, no paired sample) fails, since nothing shows it is not worse.
+side, no paired sample, fewer than 6 pairs: no 95% interval exists) fails,
+since nothing shows it is not worse. The interval is the diff's own: the
+randomization interval below ``estimate.SMALL_SAMPLE`` pairs, the bootstrap
+above. Margins are finite numbers >= 0 (``metrics.ValueRule``): an infinite or
+NaN margin could never fail, so it is refused (exit 2).
 """
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from localeval.errors import UsageError
 from localeval.versions.diff import MetricDiff, VersionDiff
 
-__all__ = ["parse_worse_gates", "worse_failures", "ALL"]
+__all__ = ["parse_worse_gates", "worse_failures", "check_margins", "margin_rule", "ALL"]
 
 #: ``--fail-if-worse all=0.02``: the same margin for every compared metric.
 ALL = "all"
 
 
+def margin_rule(option: str = "--fail-if-worse") -> Any:
+    """The margins' rule (``metrics.ValueRule``): a finite number >= 0, 0 when not given."""
+    from localeval.metrics import ValueRule
+
+    return ValueRule(option, what="margin", form="METRIC or METRIC=MARGIN with a margin >= 0",
+                     example="faithfulness=0.02", minimum=0.0, bare="metric", default=0.0)
+
+
 def parse_worse_gates(specs: Sequence[str] | None) -> dict[str, float]:
-    """``["faithfulness=0.02", "rougeL"]`` -> {metric: margin} (margin 0 when not given)."""
-    out: dict[str, float] = {}
-    for spec in specs or ():
-        for piece in (p.strip() for p in spec.split(",")):
-            if not piece:
-                continue
-            name, eq, raw = piece.rpartition("=") if "=" in piece else (piece, "", "0")
-            try:
-                margin = float(raw)
-            except ValueError:
-                raise UsageError(f"--fail-if-worse {piece!r}: the margin {raw!r} is not a "
-                                 "number (use METRIC or METRIC=MARGIN, e.g. "
-                                 "faithfulness=0.02)") from None
-            if not name.strip() or margin < 0 or margin != margin:
-                raise UsageError(f"--fail-if-worse {piece!r}: expected METRIC or "
-                                 "METRIC=MARGIN with a margin >= 0")
-            out[name.strip()] = margin
+    """``["faithfulness=0.02", "rougeL"]`` -> {metric: margin} (margin 0 when not given).
+
+    Each item may list several, comma-separated; a metric key keeps its
+    parameters (``answer_correctness:weights=0.5,0.5=0.02``, ``rougeL:threshold=0.5``).
+    """
+    from localeval.metrics import parse_metric_values
+
+    pairs = parse_metric_values(specs, margin_rule(), commas=True, names=(ALL,))
+    return {name: margin for name, margin in pairs if name is not None}
+
+
+def check_margins(margins: Mapping[str, Any], option: str = "--fail-if-worse"
+                  ) -> dict[str, float]:
+    """``margins`` from Python checked as the command line checks them: {metric: float}."""
+    from localeval.metrics import check_metric_value
+
+    if not isinstance(margins, Mapping):
+        raise UsageError(f"{option}: margins must be a mapping {{metric: allowed loss}}, got "
+                         f"{type(margins).__name__}")
+    rule = margin_rule(option)
+    out = {}
+    for name, value in margins.items():
+        if not isinstance(name, str) or not name.strip():
+            raise UsageError(f"{option}: a metric name must be a non-empty text, got {name!r}")
+        if isinstance(value, str):  # a number written as text: say so, do not guess
+            raise rule.refuse(f"{name}={value!r}", f"the margin is the text {value!r}, not a "
+                                                    "number: pass a number such as 0.02")
+        out[name] = check_metric_value(value, rule, f"{name}={value!r}")
     return out
 
 
@@ -51,19 +74,20 @@ def _failure(m: MetricDiff, margin: float) -> str | None:
     if worse_by[0] > margin:
         return (f"{m.metric}: new is worse by {-e.diff if not m.lower_is_better else e.diff:.3f} "
                 f"[{worse_by[0]:.3f}, {worse_by[1]:.3f}], beyond the allowed margin "
-                f"{margin:g}")
+                f"{margin:g}" + (f" ({e.caveat})" if e.caveat else ""))
     return None
 
 
-def worse_failures(diff: VersionDiff, margins: Mapping[str, float]) -> list[str]:
+def worse_failures(diff: VersionDiff, margins: Mapping[str, float],
+                   option: str = "--fail-if-worse") -> list[str]:
     """One line per metric of ``margins`` that got worse beyond its margin (empty: passed)."""
     by_name = {m.metric: m for m in diff.metrics}
-    todo = dict(margins)
+    todo = check_margins(margins, option)
     if ALL in todo:
         every = todo.pop(ALL)
         todo = {**{k: every for k in by_name}, **todo}
     unknown = [k for k in todo if k not in by_name]
     if unknown:
-        raise UsageError(f"--fail-if-worse names {', '.join(map(repr, unknown))}, not compared "
+        raise UsageError(f"{option} names {', '.join(map(repr, unknown))}, not compared "
                          f"in this diff (compared: {', '.join(by_name) or 'none'})")
     return [f for k, v in todo.items() if (f := _failure(by_name[k], v))]

@@ -8,7 +8,6 @@ Content-Security-Policy (our own style and script only, by hash).
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from localeval.versions.diff import VersionDiff
@@ -47,10 +46,12 @@ def diff_html(d: VersionDiff) -> str:
 def write_diff(d: VersionDiff, out_dir: str | Path) -> list[Path]:
     """Write the three files into ``out_dir`` (created if needed); return their paths.
 
-    Each is written to a temporary name and moved into place, so a failure
-    leaves no half-written file.
+    All three are rendered first, then each goes through ``results.atomic_file``
+    (a temporary name moved into place): a full disk or an unwritable folder is
+    one ``OutputError`` naming the file (exit 2), with no half-written file and
+    no ``.tmp`` left behind.
     """
-    from localeval.results import dumps_strict, make_output_folder
+    from localeval.results import atomic_file, dumps_strict, make_output_folder
 
     out = Path(out_dir)
     make_output_folder(out)  # a path that cannot be a folder: one message, exit 2
@@ -59,8 +60,7 @@ def write_diff(d: VersionDiff, out_dir: str | Path) -> list[Path]:
     paths = []
     for name in FILES:
         p = out / name
-        tmp = p.with_name(p.name + ".tmp")
-        tmp.write_text(texts[name], encoding="utf-8")
-        os.replace(tmp, p)
+        with atomic_file(p) as f:
+            f.write(texts[name])
         paths.append(p)
     return paths

@@ -6,6 +6,12 @@ lists (the judge's working as ``report.to_node`` trees, the answers' change
 as difflib segments) and ``pages`` renders them; nothing here builds or
 escapes HTML. Every metric row carries a list of estimates: the judge-only
 difference, then the one corrected by labels when the diff has labels.
+
+The page stays bounded however large the runs, as the run report does
+(``report``'s 500 samples in full): each scatter plots at most ``MAX_PLOTTED``
+samples (a seeded draw, the same on every render), each list of ids names at
+most ``MAX_IDS``, and the page says so where it cut; counts, the histogram of
+changes and every interval cover every sample, and diff.json lists them all.
 """
 
 from __future__ import annotations
@@ -18,10 +24,14 @@ from localeval.types import Sample
 from localeval.versions.diff import MetricDiff, SampleChange, VersionDiff
 from localeval.versions.tables import difference_text, notes
 
-__all__ = ["diff_view", "answer_change", "MAX_CHANGED"]
+__all__ = ["diff_view", "answer_change", "MAX_CHANGED", "MAX_PLOTTED", "MAX_IDS"]
 
 #: Samples that changed most, listed (expandable) per metric.
 MAX_CHANGED = 15
+#: Samples drawn in a metric's scatter (the run report shows 500 samples in full).
+MAX_PLOTTED = 500
+#: Ids named per list (newly failing, became unscored, in one run only).
+MAX_IDS = 200
 _TOKENS = re.compile(r"\s+|\w+|[^\w\s]", re.UNICODE)
 
 
@@ -107,6 +117,21 @@ def _delta_hist(m: MetricDiff) -> Any:
                      ci=e.ci)
 
 
+def _capped(items: list[Any], limit: int = MAX_IDS) -> dict[str, Any]:
+    """The first ``limit`` items, how many there are, and how many are not shown."""
+    return {"shown": items[:limit], "total": len(items), "more": max(0, len(items) - limit)}
+
+
+def _plotted(sc: list[SampleChange]) -> list[SampleChange]:
+    """At most MAX_PLOTTED of the scored samples, a seeded draw kept in file order."""
+    if len(sc) <= MAX_PLOTTED:
+        return sc
+    import numpy as np
+
+    keep = np.sort(np.random.default_rng(0).choice(len(sc), MAX_PLOTTED, replace=False))
+    return [sc[int(i)] for i in keep]
+
+
 def _metric(d: VersionDiff, m: MetricDiff) -> dict[str, Any]:
     from markupsafe import Markup
 
@@ -115,26 +140,29 @@ def _metric(d: VersionDiff, m: MetricDiff) -> dict[str, Any]:
     sc = m.scored
     c = m.counts()
     plot = None
+    shown = _plotted(sc)
     if sc:
         # scatter_svg escapes its own labels, so its markup goes in as it is
-        plot = Markup(scatter_svg([s.base for s in sc], [s.new for s in sc],
+        plot = Markup(scatter_svg([s.base for s in shown], [s.new for s in shown],
                                   f"{m.metric}: new against base",
                                   a_label=d.base.results.name, b_label=d.new.results.name,
-                                  ids=[s.new_id for s in sc]))
+                                  ids=[s.new_id for s in shown]))
     ests = [{"kind": e.kind, "judge": e.kind == "judge", "n": e.n, "text": difference_text(e),
              "verdict": m.verdict(e),
              "tone": {"better": "good", "worse": "bad"}.get(m.verdict(e), "plain"),
              "sentence": m.sentence(e, d.tested),
              "p": "—" if e.p is None else f"{e.p:.3f}",
              "p_holm": "—" if e.p_holm is None else f"{e.p_holm:.3f}",
-             "reason": e.reason} for e in m.estimates]
+             "reason": e.reason, "caveat": e.caveat} for e in m.estimates]
     return {"key": m.metric, "anchor": _anchor("m", m.metric), "lower_is_better":
             m.lower_is_better, "mean_base": _f(m.mean_base), "mean_new": _f(m.mean_new),
             "estimates": ests, "counts": c, "threshold": f"{m.threshold:g}",
-            "newly_failing": m.newly_failing(), "newly_passing": m.newly_passing(),
-            "became_unscored": [{"id": s.new_id, "reason": s.new_reason or "no value"}
-                                for s in m.became_unscored()],
+            "newly_failing": _capped(m.newly_failing()),
+            "newly_passing": _capped(m.newly_passing()),
+            "became_unscored": _capped([{"id": s.new_id, "reason": s.new_reason or "no value"}
+                                        for s in m.became_unscored()]),
             "compared": m.judge.ci is not None, "plot": plot,
+            "plotted": len(shown), "scored": len(sc),
             "hist": _delta_hist(m) if sc else None,
             "changed": [_changed(d, m, s, k)
                         for k, s in enumerate(m.changed_most(MAX_CHANGED), 1)],
@@ -153,7 +181,12 @@ def diff_view(d: VersionDiff) -> dict[str, Any]:
         "same_setup": d.same_setup, "setup_notes": d.signature_notes,
         "setup_unknown": not (b.signature and n.signature),
         "pairing": d.pairing_text(), "pairs": len(d.pairing.pairs),
-        "only_base": list(d.pairing.only_a), "only_new": list(d.pairing.only_b),
+        "only_base": _capped(list(d.pairing.only_a)), "only_new": _capped(list(d.pairing.only_b)),
+        "capped": any(len(m.scored) > MAX_PLOTTED for m in d.metrics) or any(
+            x["more"] for mv in metrics for x in (mv["newly_failing"], mv["newly_passing"],
+                                                  mv["became_unscored"]))
+        or max(len(d.pairing.only_a), len(d.pairing.only_b)) > MAX_IDS,
+        "max_plotted": MAX_PLOTTED, "max_ids": MAX_IDS,
         "metrics": metrics, "not_compared": [{"key": k, "reason": r} for k, r in d.not_compared]
         + [{"key": m["key"], "reason": m["estimates"][0]["reason"]} for m in metrics
            if not m["compared"]],

@@ -26,8 +26,11 @@ def reason_kind(reason: str | None) -> str:
 
 
 def _stat(d: Mapping[str, Any], name: str, n: int) -> dict[str, Any]:
-    return {"statistic": name, "value": d.get("value"), "ci95": d.get("ci95"),
-            "ci_method": d.get("ci_method"), "reason": d.get("reason"), "n": n}
+    from localeval.stats import read_interval
+
+    iv = read_interval(d)  # localeval's one interval shape (or an earlier one)
+    return {"statistic": name, "value": iv.value, "ci95": list(iv.ci) if iv.ci else None,
+            "ci_method": iv.method or None, "reason": iv.reason, "n": n}
 
 
 def _labels(**kw: Any) -> Any:
@@ -37,7 +40,7 @@ def _labels(**kw: Any) -> Any:
 
 
 def _result_set(values: Mapping[str, float | None], metric: str) -> Any:
-    from localeval.agreement import ResultSet
+    from localeval.resultsets import ResultSet
 
     return ResultSet.from_scores({i: {metric: v} for i, v in values.items()})
 

@@ -17,7 +17,8 @@ import pandas as pd
 import pytest
 
 import localeval
-from localeval.agreement import align, compare, load_result_set
+from localeval.agreement import compare
+from localeval.resultsets import align, load_result_set
 from localeval.errors import DataError
 from localeval.results import content_hash
 

@@ -14,8 +14,9 @@ import pytest
 from scipy import stats as st
 from sklearn.metrics import cohen_kappa_score, confusion_matrix
 
-from localeval.agreement import ResultSet, align, compare, load_result_set
-from localeval.agreement.resultset import canonical_metric_name
+from localeval.agreement import compare
+from localeval.resultsets import ResultSet, align, load_result_set
+from localeval.resultsets import canonical_metric_name
 from localeval.agreement.scatter import scatter_svg
 from localeval.agreement.statistics import CI_PERCENTILE, paired_stats, rating_levels
 from localeval.cli.agreement import add_compare_arguments

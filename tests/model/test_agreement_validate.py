@@ -15,7 +15,8 @@ import pytest
 from scipy import stats as st
 from sklearn.metrics import roc_auc_score
 
-from localeval.agreement import Labels, ResultSet, load_labels, validate
+from localeval.agreement import Labels, load_labels, validate
+from localeval.resultsets import ResultSet
 from localeval.agreement.separation import verdict_label
 from localeval.cli.agreement import add_validate_arguments
 from localeval.cli.agreement import cmd_validate as validate_main

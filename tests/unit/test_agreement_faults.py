@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from localeval.agreement.resultset import canonical_metric_name
+from localeval.resultsets import canonical_metric_name
 from localeval.cli.app import main
 
 

@@ -13,7 +13,8 @@ door (a name annotated ``Judging`` or bound to ``Judging(...)`` or
 ``judge/llama`` only the compatibility module (``compat.py``) imports
 ``llama_cpp`` or touches its low-level and private parts (``llama_*`` C
 functions, ``._ctx``, ``._model``, ``._batch``, ``.ctx``, ``.input_ids``,
-``.n_tokens``), so one module says which llama-cpp-python it was written for. Each rule
+``.n_tokens``), and no module of the whole package but that one imports ``llama_cpp``,
+so one module says which llama-cpp-python it was written for. Each rule
 is also run on a small synthetic tree that breaks it, so the checker is shown
 to fail where it should.
 """
@@ -45,7 +46,7 @@ LAYERS: dict[str, int] = {
     "judge": 3, "embed": 3,
     "metrics": 4,
     "results": 5, "report": 5,
-    "run": 6,
+    "run": 6, "resultsets": 6,
     "agreement": 7, "estimate": 7, "versions": 7,
     "judge_check": 5,
     "ragas": 8, "testing": 8, "cli": 9, "": 9,  # "" is localeval/__init__.py, the public face
@@ -122,13 +123,25 @@ def exception_classes(root: Path, path: Path) -> list[str]:
 DOOR_PACKAGE = "metrics"
 
 
-def door_mutations(root: Path, path: Path) -> list[str]:
-    """``file:line: assigns door.attr`` for each attribute assignment on a judge door.
+#: What code outside the door's package may call to change a door's parts: the run adds a
+#: sample's or a worker's cost to the run's door (``Accounting.merge``). A door's own methods
+#: (``begin_sample``, which clears its per-sample memo; ``ask``, ``embed``, ``map``) are its own.
+DOOR_CHANGES_ALLOWED = {"accounting.merge"}
+#: Methods that change the object they are called on (a door's accounting, usage, prompt versions).
+_MUTATORS = {"add", "add_usage", "record_prompt", "merge", "update", "clear", "pop", "popitem",
+             "setdefault", "append", "extend", "insert", "remove", "discard", "__setitem__"}
+
+
+def door_mutations(root: Path, fpath: Path) -> list[str]:
+    """``file:line: ...`` for each change of a judge door outside its package: an attribute
+    assigned on a door or on one of its parts (``ctx.seed =``, ``ctx.usage.calls +=``,
+    ``ctx.prompt_versions[k] =``), or a part changed by a call (``ctx.usage.add(u)``) other
+    than ``DOOR_CHANGES_ALLOWED``.
 
     A door is an expression (``ctx``, ``self.ctx``) annotated with ``Judging`` or
     bound to ``Judging(...)`` / ``x.for_sample(...)`` in the same file.
     """
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = ast.parse(fpath.read_text(encoding="utf-8"))
 
     def is_door_call(v: ast.AST | None) -> bool:
         if not isinstance(v, ast.Call):
@@ -148,21 +161,54 @@ def door_mutations(root: Path, path: Path) -> list[str]:
         elif isinstance(node, ast.Assign) and is_door_call(node.value):
             doors.update(ast.unparse(t) for t in node.targets)
     found: list[str] = []
+    where = f"on the judge door outside localeval/{DOOR_PACKAGE}"
     for node in ast.walk(tree):
         targets: list[ast.AST] = []
         if isinstance(node, ast.Assign):
             targets = list(node.targets)
         elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
             targets = [node.target]
+        elif isinstance(node, ast.Delete):
+            targets = list(node.targets)
         elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
               and node.func.id == "setattr" and node.args):
             targets = [ast.Attribute(value=node.args[0], attr="?")]
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+              and node.func.attr in _MUTATORS):
+            # a door's own method is its own business; a change reached through one of
+            # its parts (ctx.usage.add, ctx.prompt_versions.update) is not, save the run's
+            # adding of a sample's or a worker's cost
+            path = _door_path(node.func.value, doors)
+            if path and ".".join([*path, node.func.attr]) not in DOOR_CHANGES_ALLOWED:
+                found.append(f"{rel_of(root, fpath)}:{node.lineno}: calls "
+                             f"{ast.unparse(node.func)}() {where}")
+            continue
         for t in targets:
-            if isinstance(t, ast.Attribute) and ast.unparse(t.value) in doors:
-                found.append(f"{path.relative_to(root.parent)}:{node.lineno}: assigns "
-                             f"{ast.unparse(t.value)}.{t.attr} on the judge door outside "
-                             f"localeval/{DOOR_PACKAGE}")
+            if isinstance(t, (ast.Attribute, ast.Subscript)) and _door_path(t.value, doors) is not None:
+                what = (f"{ast.unparse(t.value)}.{t.attr}" if isinstance(t, ast.Attribute)
+                        else ast.unparse(t))
+                found.append(f"{rel_of(root, fpath)}:{node.lineno}: assigns {what} {where}")
     return found
+
+
+def rel_of(root: Path, path: Path) -> Path:
+    return path.relative_to(root.parent)
+
+
+def _door_path(node: ast.AST, doors: set[str]) -> list[str] | None:
+    """The attributes from a door down to ``node`` (``ctx.usage`` -> ["usage"], ``ctx`` -> []),
+    or None when ``node`` is not reached through a door."""
+    path: list[str] = []
+    while True:
+        if ast.unparse(node) in doors:
+            return path[::-1]
+        if isinstance(node, ast.Attribute):
+            path.append(node.attr)
+        elif isinstance(node, ast.Subscript):
+            path.append("[]")
+        else:
+            return None
+        node = node.value
 
 
 def concrete_judge_classes(root: Path) -> set[str]:
@@ -201,21 +247,23 @@ _LLAMA_PRIVATE = {"_ctx", "_model", "_batch", "ctx", "input_ids", "n_tokens"}
 
 
 def llama_fence(root: Path, path: Path) -> list[str]:
-    """``file:line: ...`` for each ``llama_cpp`` import or low-level use in ``judge/llama``
-    outside its compatibility module."""
+    """``file:line: ...`` for each ``llama_cpp`` import anywhere in the package outside the
+    compatibility module, and each low-level use in ``judge/llama`` outside it."""
     pkg = root / LLAMA_PACKAGE
-    if not path.is_relative_to(pkg) or path == pkg / LLAMA_FENCE:
+    if path == pkg / LLAMA_FENCE:
         return []
+    inside = path.is_relative_to(pkg)
     rel = path.relative_to(root.parent)
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         names = ([a.name for a in node.names] if isinstance(node, ast.Import)
-                 else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+                 else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level
+                 else [])
         if any(n == "llama_cpp" or n.startswith("llama_cpp.") for n in names):
             found.append(f"{rel}:{node.lineno}: imports llama_cpp outside "
                          f"localeval/{LLAMA_PACKAGE}/{LLAMA_FENCE}")
-        if isinstance(node, ast.Attribute) and (node.attr.startswith("llama_")
-                                                or node.attr in _LLAMA_PRIVATE):
+        if inside and isinstance(node, ast.Attribute) and (node.attr.startswith("llama_")
+                                                           or node.attr in _LLAMA_PRIVATE):
             found.append(f"{rel}:{node.lineno}: uses llama-cpp-python's .{node.attr} outside "
                          f"localeval/{LLAMA_PACKAGE}/{LLAMA_FENCE}")
     return found
@@ -421,6 +469,40 @@ def test_checker_catches_a_mutation_of_the_door_from_another_package(tmp_path):
     ])
 
 
+def test_checker_catches_a_door_changed_through_its_parts(tmp_path):
+    # The door's parts (its accounting, usage, prompt versions) are changed only by the
+    # door's own methods, save the run's adding of a sample's or a worker's cost.
+    root = _tree(tmp_path, {
+        "__init__.py": "", "errors.py": "", "metrics/__init__.py": "",
+        "run/__init__.py": "",
+        "run/strategies.py": ("from localeval.metrics import Judging\n"
+                              "def merge(ctx: Judging, c: Judging, u):\n"
+                              "    ctx.accounting.merge(c.usage, c.prompt_versions)\n"
+                              "    ctx.begin_sample()\n"
+                              "    done = ctx.usage.to_dict()\n"
+                              "    ctx.usage.add(u)\n"
+                              "    ctx.accounting.record_prompt('step', 'v1')\n"
+                              "    ctx.prompt_versions['step'] = 'v2'\n"
+                              "    ctx.usage.calls += 1\n"
+                              "    ctx.prompt_versions.update({})\n"
+                              "    return done\n"),
+    })
+    msg = "on the judge door outside localeval/metrics"
+    assert check_tree(root) == sorted([
+        f"localeval/run/strategies.py:6: calls ctx.usage.add() {msg}",
+        f"localeval/run/strategies.py:7: calls ctx.accounting.record_prompt() {msg}",
+        f"localeval/run/strategies.py:8: assigns ctx.prompt_versions['step'] {msg}",
+        f"localeval/run/strategies.py:9: assigns ctx.usage.calls {msg}",
+        f"localeval/run/strategies.py:10: calls ctx.prompt_versions.update() {msg}",
+    ])
+
+
+def test_the_architecture_page_says_how_a_door_is_changed():
+    page = (ROOT.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    for allowed in (*DOOR_CHANGES_ALLOWED, "begin_sample", "for_sample"):
+        assert f"`{allowed}" in page, f"docs/architecture.md does not name {allowed}"
+
+
 def test_checker_catches_an_isinstance_of_a_concrete_judge_outside_judge(tmp_path):
     root = _tree(tmp_path, {
         "__init__.py": "",
@@ -452,9 +534,18 @@ def test_checker_catches_llama_cpp_used_outside_the_compatibility_module(tmp_pat
         "judge/llama/batch.py": ("from llama_cpp import Llama\n"
                                  "def h(lc, llm):\n"
                                  "    return lc.llama_get_logits_ith(llm.ctx, -1)\n"),
-        "judge/grammar.py": "from llama_cpp.llama_grammar import SchemaConverter\n",  # not llama/
+        # outside judge/llama: an import is refused too (lazy ones included), but `.ctx`
+        # and `llama_*` names mean other things there
+        "judge/grammar.py": ("def conv(ctx):\n"
+                             "    from llama_cpp.llama_grammar import SchemaConverter\n"
+                             "    return ctx.n_tokens, SchemaConverter\n"),
+        "testing/__init__.py": "",
+        "testing/tiny_gguf.py": ("import gguf\n"  # the gguf package is not llama_cpp
+                                 "def q():\n    import llama_cpp\n    return gguf, llama_cpp\n"),
     })
     assert check_tree(root) == sorted([
+        "localeval/judge/grammar.py:2: imports llama_cpp outside "
+        "localeval/judge/llama/compat.py",
         "localeval/judge/llama/batch.py:1: imports llama_cpp outside "
         "localeval/judge/llama/compat.py",
         "localeval/judge/llama/batch.py:3: uses llama-cpp-python's .ctx outside "
@@ -464,6 +555,8 @@ def test_checker_catches_llama_cpp_used_outside_the_compatibility_module(tmp_pat
         "localeval/judge/llama/sampler.py:1: imports llama_cpp outside "
         "localeval/judge/llama/compat.py",
         "localeval/judge/llama/sampler.py:3: uses llama-cpp-python's ._model outside "
+        "localeval/judge/llama/compat.py",
+        "localeval/testing/tiny_gguf.py:3: imports llama_cpp outside "
         "localeval/judge/llama/compat.py",
     ])
 

@@ -6,8 +6,8 @@ import csv
 import json
 from pathlib import Path
 
-import numpy as np
 import pytest
+from labels_util import soft_run
 
 from localeval.cli.app import main
 
@@ -16,17 +16,7 @@ N = 60
 
 def _run(tmp: Path) -> Path:
     """A localeval run folder with one judged metric over N rows (soft-verdict working)."""
-    rng = np.random.default_rng(0)
-    d = tmp / "run"
-    d.mkdir()
-    with open(d / "results.jsonl", "w", encoding="utf-8") as f:
-        for i in range(N):
-            p = float(rng.uniform(0.05, 0.95))
-            f.write(json.dumps({"id": f"q{i}", "question": f"question {i}?",
-                                "scores": {"faithfulness": round(p, 4)}, "errors": {},
-                                "details": {"faithfulness": {"verdicts": [{"p_verdict_1": p}]}}})
-                    + "\n")
-    return d
+    return soft_run(tmp, N)
 
 
 def _sheet(tmp: Path, run: Path, *extra: str) -> Path:
@@ -59,7 +49,7 @@ def test_sheet_then_estimate_writes_both_files(tmp_path: Path, active: bool, cap
     assert main(["estimate", str(run), str(filled), "-o", str(out)]) == 0
     data = json.loads((out / "estimate.json").read_text(encoding="utf-8"))
     m = data["metrics"][0]
-    assert m["corrected"]["low"] < m["corrected"]["mean"] < m["corrected"]["high"]
+    assert m["corrected"]["low"] < m["corrected"]["value"] < m["corrected"]["high"]
     assert "estimates the judge, not the truth" in (out / "estimate.md").read_text()
     assert "wrote" in capsys.readouterr().err
 
@@ -77,11 +67,11 @@ def test_the_interval_is_named_and_the_reference_one_is_an_option(tmp_path: Path
         got[name] = json.loads((out / "estimate.json").read_text(encoding="utf-8"))
         method = interval_method() if name == "default" else REFERENCE_METHOD
         assert got[name]["interval"] == method
-        assert got[name]["metrics"][0]["corrected"]["interval"] == method
+        assert got[name]["metrics"][0]["corrected"]["method"] == method
         assert f"Corrected interval: {method}" in (out / "estimate.md").read_text()
         assert "PPI++" in capsys.readouterr().out  # the table's title names it
     d, r = (got[k]["metrics"][0]["corrected"] for k in ("default", "reference"))
-    assert d["mean"] == pytest.approx(r["mean"], abs=1e-12)
+    assert d["value"] == pytest.approx(r["value"], abs=1e-12)
     assert d["low"] < r["low"] and d["high"] > r["high"]
 
 

@@ -14,8 +14,7 @@ import pytest
 from scipy import stats
 
 from localeval.estimate import corrected_mean
-from localeval.estimate.ppi import (Moments, active_terms, ppi_from_moments,
-                                    pseudo_from_moments, z_value)
+from localeval.estimate.ppi import Moments, ppi_from_moments, pseudo_from_moments, z_value
 
 S = 2000
 Z = z_value(0.95)
@@ -238,29 +237,7 @@ def test_paired_difference_width(n: int) -> None:
     assert np.mean(hw / hw_lab) <= 0.75
 
 
-def _soft_world(rng: np.random.Generator, N: int) -> tuple[np.ndarray, np.ndarray]:
-    """A calibrated soft-verdict judge: p per row, label ~ Bernoulli(p)."""
-    p = rng.beta(0.4, 0.4, (S, N))
-    return p, (rng.random((S, N)) < p).astype(float)
-
-
-@pytest.mark.parametrize("n", [20, 40])
-@pytest.mark.parametrize("active", [False, True])
-def test_active_draw_covers(active: bool, n: int) -> None:
-    from localeval.estimate.draw import inclusion_probabilities
-
-    rng = np.random.default_rng(21 + active + (n != 40) * n)
-    N = 600
-    p, y = _soft_world(rng, N)
-    if active:
-        prob = np.stack([inclusion_probabilities(list(4 * r * (1 - r)), n) for r in p])
-    else:
-        prob = np.full((S, N), n / N)
-    drawn = rng.random((S, N)) < prob
-    point, se, _ = active_terms(p, y, drawn, prob)
-    truth = 0.5  # the beta(0.4, 0.4) mean
-    q = float(stats.t.ppf(0.975, n - 1))  # as active_mean
-    assert 0.93 <= np.mean(np.abs(point - truth) <= q * se) <= 0.97
+# The active draw's coverage: tests/unit/test_estimate_active.py.
 
 
 def test_active_probabilities_follow_the_optimal_rule() -> None:

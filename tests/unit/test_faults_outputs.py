@@ -292,7 +292,7 @@ def test_full_disk_mid_run_names_results_jsonl_and_leaves_whole_lines(tmp_path):
 
 
 def test_report_and_compare_read_a_folder_with_a_torn_last_line(tmp_path):
-    from localeval.agreement import load_result_set
+    from localeval.resultsets import load_result_set
     from localeval.results import read_run
 
     localeval.evaluate(ROWS[:4], ["rougeL"], judge=False, cache=False, progress=False,

@@ -116,7 +116,7 @@ def test_messages_name_the_users_column_and_row(tmp_path, capsys):
 
 # -- one id rule ----------------------------------------------------------------------
 def test_the_same_ids_from_csv_jsonl_dataframe_and_ragas_export(tmp_path):
-    from localeval.agreement import load_result_set
+    from localeval.resultsets import load_result_set
 
     frame = _ragas_frame()
     frame.to_csv(tmp_path / "d.csv", index=False)

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from lookup_util import accept_draft
 from scipy.stats import chisquare
 
-from localeval.judge.llama.lookup import (DraftGovernor, DraftStats, NgramDrafter, OutputMemory,
-                                         accept_draft, verify_drafts)
+from localeval.judge.llama.governor import DraftGovernor, DraftStats
+from localeval.judge.llama.ngram import NgramDrafter
+from localeval.judge.llama.output_memory import OutputMemory
+from localeval.judge.llama.verify import verify_drafts
 
 
 def test_drafts_what_followed_the_last_ngram():

@@ -14,7 +14,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import localeval
-from localeval.agreement import compare, load_result_set, write_comparison
+from localeval.agreement import compare, write_comparison
+from localeval.resultsets import load_result_set
 from localeval.testing import headless_dom
 
 EVIL = '<script>alert(1)</script><img src=x onerror=alert(2)>'

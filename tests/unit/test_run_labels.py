@@ -31,8 +31,8 @@ def test_corrected_means_in_summary_markdown_table_and_report(tmp_path: Path, ca
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     c = summary["corrected"]["metrics"]["rougeL"]
     assert c["labelled"] == 15 and c["rows"] == 30
-    assert c["corrected"]["low"] < c["corrected"]["mean"] < c["corrected"]["high"]
-    assert summary["metrics"]["rougeL"]["mean"] == pytest.approx(c["judge_only"]["mean"])
+    assert c["corrected"]["low"] < c["corrected"]["value"] < c["corrected"]["high"]
+    assert summary["metrics"]["rougeL"]["mean"] == pytest.approx(c["judge_only"]["value"])
     assert c["calibration"]["brier"] is None  # rougeL is no soft verdict
     assert sum(b["n"] for b in c["calibration"]["bins"]) == 15
     assert "bleu" not in summary["corrected"]["metrics"]  # not labelled

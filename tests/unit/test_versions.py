@@ -11,13 +11,13 @@ import json
 
 import numpy as np
 import pytest
-from scipy.stats import bootstrap
+from versions_util import DEGRADED, degraded_copy, ragas_export, run
 
 from localeval.cli.app import example_path, main
+from localeval.stats import sign_flip
 from localeval.testing import assert_not_worse
 from localeval.versions import diff_runs
-
-from versions_util import DEGRADED, degraded_copy, ragas_export, run
+from localeval.versions.estimate import RANDOM_METHOD
 
 
 @pytest.fixture(scope="module")
@@ -29,14 +29,12 @@ def versions(tmp_path_factory):
     return tmp, base, new, data2
 
 
-def _scipy_ci(d, metric: str, seed: int = 0, n: int = 9999) -> tuple[float, float]:
+def _sign_flip_ci(d, metric: str, seed: int = 0, n: int = 9999) -> tuple[float, float]:
+    """30 pairs: the paired randomization interval (random sign vectors, seeded)."""
     m = next(x for x in d.metrics if x.metric == metric)
     x = np.array([s.base for s in m.scored])
     y = np.array([s.new for s in m.scored])
-    res = bootstrap((x, y), lambda a, b, axis=-1: np.mean(b - a, axis=axis), paired=True,
-                    vectorized=True, method="percentile", n_resamples=n,
-                    rng=np.random.default_rng(seed))
-    return float(res.confidence_interval.low), float(res.confidence_interval.high)
+    return sign_flip(y - x, n_resamples=n, seed=seed).ci
 
 
 def test_pairs_by_question_and_names_the_degraded_samples(versions):
@@ -46,14 +44,15 @@ def test_pairs_by_question_and_names_the_degraded_samples(versions):
     assert not d.pairing.only_a and not d.pairing.only_b
     assert "30 samples paired by question" in d.pairing_text()
     rouge = next(m for m in d.metrics if m.metric == "rougeL")
-    worst = {s.base_id for s in rouge.worst(5)}
+    worst = {s.base_id for s in rouge.worst(len(DEGRADED))}
     assert worst == set(DEGRADED)
-    assert rouge.counts()["worse"] == 5 and rouge.counts()["unchanged"] == 25
+    assert rouge.counts()["worse"] == 8 and rouge.counts()["unchanged"] == 22
     assert rouge.judge.diff == pytest.approx(rouge.mean_new - rouge.mean_base)
     for m in d.metrics:
-        lo, hi = _scipy_ci(d, m.metric)
-        assert m.judge.ci[0] == pytest.approx(lo, abs=1e-9)
-        assert m.judge.ci[1] == pytest.approx(hi, abs=1e-9)
+        lo, hi = _sign_flip_ci(d, m.metric)
+        assert m.judge.method == RANDOM_METHOD and "only 30 pairs" in m.judge.caveat
+        assert m.judge.ci[0] == pytest.approx(lo, abs=1e-12)
+        assert m.judge.ci[1] == pytest.approx(hi, abs=1e-12)
     assert rouge.verdict() == "worse" and rouge.sentence().startswith("new is worse on rougeL by")
 
 
@@ -65,12 +64,13 @@ def test_a_shuffled_reindexed_ragas_export_gives_the_same_result(versions):
     b = db.to_dict()
     assert b["pairing"]["rule"] == "question" and b["pairing"]["paired"] == 30
     for ma, mb in zip(a["metrics"], b["metrics"]):
-        assert ma["estimates"][0]["diff"] == pytest.approx(mb["estimates"][0]["diff"], abs=1e-12)
-        assert ma["estimates"][0]["ci95"] == pytest.approx(mb["estimates"][0]["ci95"], abs=1e-9)
+        assert ma["estimates"][0]["value"] == pytest.approx(mb["estimates"][0]["value"], abs=1e-12)
+        assert [ma["estimates"][0][k] for k in ("low", "high")] == pytest.approx(
+            [mb["estimates"][0][k] for k in ("low", "high")], abs=1e-9)
         assert ma["counts"] == mb["counts"]
     # the export names its samples by row; the worst five are the degraded questions
     rouge = next(m for m in db.metrics if m.metric == "rougeL")
-    assert {s.base_id for s in rouge.worst(5)} == set(DEGRADED)
+    assert {s.base_id for s in rouge.worst(len(DEGRADED))} == set(DEGRADED)
 
 
 def test_a_deepeval_export_mixes_with_a_localeval_run(versions):

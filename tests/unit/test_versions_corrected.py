@@ -71,10 +71,10 @@ def test_corrected_difference_sits_beside_the_judge_one(world: dict, capsys) -> 
     assert corr["kind"] == "corrected" and corr["verdict"] == "better"
     assert corr["n"] == n and corr["labels_only"]["n"] == n
     tb, tn = _truth()
-    assert corr["ci95"][0] <= float((tn - tb).mean()) <= corr["ci95"][1]
+    assert corr["low"] <= float((tn - tb).mean()) <= corr["high"]
     # the judge's paired differences narrow the labels-only interval
     lab = corr["labels_only"]
-    assert corr["ci95"][1] - corr["ci95"][0] < lab["high"] - lab["low"]
+    assert corr["high"] - corr["low"] < lab["high"] - lab["low"]
     assert corr["sentence"].startswith("new is better on faithfulness (corrected, 60 labels) by")
     assert data["labels"]["draw_base"] == "uniform:seed=9:n=60"
     assert "independent pseudo-rows" in corr["method"]
@@ -140,7 +140,7 @@ def test_the_reference_interval_is_an_option(world: dict) -> None:
         got[name] = data["metrics"][0]["estimates"][1]
     ref, default = got["reference"], got["default"]
     assert "reference" in ref["method"] and "pseudo-rows" not in ref["method"]
-    assert ref["diff"] == pytest.approx(default["diff"], abs=1e-12)
-    assert default["ci95"][0] < ref["ci95"][0] and ref["ci95"][1] < default["ci95"][1]
+    assert ref["value"] == pytest.approx(default["value"], abs=1e-12)
+    assert default["low"] < ref["low"] and ref["high"] < default["high"]
     md = (world["tmp"] / "reference" / "diff.md").read_text(encoding="utf-8")
     assert "interval: PPI++ (reference" in md

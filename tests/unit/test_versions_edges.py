@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-
 from localeval.cli.app import main
 from localeval.testing import headless_dom
 

@@ -1,5 +1,6 @@
-"""The diff's statistics: the paired interval equals scipy's, covers the truth at its
-nominal rate in simulation, and the gate rarely fires when nothing changed."""
+"""The diff's statistics: from 100 pairs the paired interval equals scipy's bootstrap,
+covers the truth at its nominal rate in simulation, and the gate rarely fires when
+nothing changed (fewer pairs: tests/unit/test_versions_small_samples.py)."""
 
 from __future__ import annotations
 
@@ -7,12 +8,12 @@ import numpy as np
 import pytest
 from scipy.stats import bootstrap
 
-from localeval.agreement import ResultSet
+from localeval.resultsets import ResultSet
 from localeval.versions import diff_runs, paired_difference, worse_failures
 from localeval.versions.estimate import holm
 
 
-@pytest.mark.parametrize("n,seed", [(12, 0), (30, 3), (200, 11)])
+@pytest.mark.parametrize("n,seed", [(100, 0), (130, 3), (200, 11)])
 def test_interval_equals_scipy_paired_bootstrap(n, seed):
     rng = np.random.default_rng(seed)
     x = rng.uniform(size=n)
@@ -30,7 +31,10 @@ def test_interval_equals_scipy_paired_bootstrap(n, seed):
 def test_degenerate_inputs():
     assert paired_difference([], []).reason == "no sample scored in both runs"
     assert paired_difference([0.5], [0.7]).ci is None
-    e = paired_difference([0.2, 0.4], [0.2, 0.4])
+    assert paired_difference([0.2, 0.4], [0.2, 0.4]).ci is None  # below 6 pairs: none
+    e = paired_difference([0.2, 0.4] * 60, [0.2, 0.4] * 60)
+    assert e.ci == (0.0, 0.0) and e.p == 1.0
+    e = paired_difference([0.2, 0.4] * 3, [0.2, 0.4] * 3)  # six pairs, none changed
     assert e.ci == (0.0, 0.0) and e.p == 1.0
 
 

@@ -26,6 +26,10 @@ objects with small typed interfaces, each handed what it uses, one per module:
   table that admits calls (``SlotTable``), prefix length
 - ``decode_plan``: the batch engine's counters and the padding of generation decodes
 - ``cpu``: core count and the default number of sequences decoded together
+- ``drafting``: one generation's prompt-lookup guesses, tied to its ``Decoding``;
+  ``ngram`` (``NgramDrafter``, the guesses), ``verify`` (the verification walk),
+  ``output_memory`` (``OutputMemory``, guesses from earlier outputs) and ``governor``
+  (``DraftGovernor``, the guesses a step may carry and ``draft="auto"``; ``DraftStats``)
 
 Everything the model produces is decoded strictly as UTF-8, parsed with
 ``json.loads`` and validated by the step's pydantic model

@@ -43,7 +43,7 @@ from localeval.errors import JudgeCallError
 from localeval.judge.llama import compat
 from localeval.judge.llama.decode_plan import EngineStats, floor_rows, padded_rows, prompt_chunks
 from localeval.judge.llama.drafting import SequenceDraft
-from localeval.judge.llama.lookup import DraftGovernor
+from localeval.judge.llama.governor import DraftGovernor
 from localeval.judge.llama.model import ModelHandle
 from localeval.judge.llama.sampler import Generation, Sampler
 from localeval.judge.llama.slots import Job, Slot, SlotTable, common_prefix
@@ -67,7 +67,7 @@ class BatchEngine:
                  governor: DraftGovernor | None = None) -> None:
         self.model = model
         self.sampler = sampler
-        #: whether generation drafts (``lookup.DraftGovernor``; default: never)
+        #: whether generation drafts (``governor.DraftGovernor``; default: never)
         self.governor = governor or DraftGovernor("none")
         self._mem = compat.Memory(model.llm)
         self.n_batch = n_batch

@@ -8,12 +8,15 @@ ctypes token arrays, ``Llama._ctx`` / ``Llama._model``, its default-params
 functions and its chat-format registry. These change between releases
 without notice, and a mismatch shows as a segfault or wrong logits, not as an
 error. So they are used only here, and ``check_version`` refuses a
-llama-cpp-python outside the range this module was written and tested for,
-with one ``ModelError`` saying what to install (exit 3 through the CLI).
+llama-cpp-python outside the range this module was written and tested for
+(``supported``; as pip reads the range: a pre-release is outside it), with one
+``ModelError`` saying what to install (exit 3 through the CLI).
 ``LOCALEVAL_ALLOW_LLAMA_CPP_VERSION=1`` turns the refusal into a warning, for
 trying a new release. Everything else in ``judge/llama`` calls the functions
-and classes below (tests/unit/test_architecture.py checks that no other module
-of the package imports ``llama_cpp`` or calls its ``llama_*`` functions).
+and classes below, and so do ``judge/grammar.py`` (the JSON-schema converter)
+and ``testing/tiny_gguf.py`` (the quantiser): tests/unit/test_architecture.py
+checks that no other module of the package imports ``llama_cpp``, and that no
+other module of ``judge/llama`` calls its ``llama_*`` functions.
 """
 
 from __future__ import annotations
@@ -21,7 +24,6 @@ from __future__ import annotations
 import ctypes
 import inspect
 import os
-import re
 import threading
 import warnings
 from pathlib import Path
@@ -30,30 +32,15 @@ from typing import Any, Sequence
 import numpy as np
 
 from localeval.errors import LocalevalWarning, ModelError
+from localeval.judge.llama.supported import ALLOW_ENV, SUPPORTED, supported_text, version_supported
 
 __all__ = ["SUPPORTED", "ALLOW_ENV", "Batch", "Candidates", "Grammar", "Memory", "Vocab",
            "check_version", "compile_template", "decode_rows", "gpu_offload_supported",
-           "has_amx", "kv_truncate", "last_logits", "load_llama", "named_formatter",
-           "row_logits", "supported_text", "token_text", "is_recurrent"]
+           "has_amx", "json_schema_converter", "kv_truncate", "last_logits", "load_llama",
+           "named_formatter", "quantize_q8_0", "row_logits", "supported_text", "token_text",
+           "is_recurrent", "version_supported"]
 
-#: llama-cpp-python releases this module was written for: from the first (inclusive)
-#: to the second (exclusive). 0.3.36 is the one tested; a 0.3.x patch release keeps
-#: the C API this module uses, a minor release has changed it before.
-SUPPORTED = ((0, 3, 36), (0, 4, 0))
-#: Set to 1 to run on another llama-cpp-python anyway (a warning instead of the error).
-ALLOW_ENV = "LOCALEVAL_ALLOW_LLAMA_CPP_VERSION"
 _checked: set[str] = set()
-
-
-def supported_text() -> str:
-    lo, hi = (".".join(map(str, v)) for v in SUPPORTED)
-    return f">={lo},<{hi}"
-
-
-def _parse(version: str) -> tuple[int, ...] | None:
-    # Three numbers are all that is compared; no dependency on `packaging` for that.
-    m = re.match(r"(\d+)\.(\d+)\.(\d+)", version)
-    return tuple(int(x) for x in m.groups()) if m else None
 
 
 def check_version(version: str | None = None) -> None:
@@ -64,8 +51,7 @@ def check_version(version: str | None = None) -> None:
         version = str(getattr(llama_cpp, "__version__", "unknown"))
     if version in _checked:
         return
-    parsed = _parse(version)
-    if parsed is not None and SUPPORTED[0] <= parsed < SUPPORTED[1]:
+    if version_supported(version):
         _checked.add(version)
         return
     msg = (f"llama-cpp-python {version} is installed; the in-process judge was written for "
@@ -77,6 +63,27 @@ def check_version(version: str | None = None) -> None:
         _checked.add(version)
         return
     raise ModelError(msg)
+
+
+# -- for judge/grammar.py and testing/tiny_gguf.py ----------------------------------------
+def json_schema_converter() -> tuple[Any, Any, str]:
+    """(``SchemaConverter``, ``BuiltinRule``, the stock string-character rule): llama-cpp-python's
+    pure-Python JSON-schema-to-GBNF converter, which the HTTP judge uses too (no version check)."""
+    from llama_cpp.llama_grammar import PRIMITIVE_RULES, BuiltinRule, SchemaConverter
+
+    return SchemaConverter, BuiltinRule, PRIMITIVE_RULES["char"].content
+
+
+def quantize_q8_0(src: Path, dst: Path, threads: int) -> None:
+    """Quantise GGUF ``src`` to Q8_0 at ``dst`` with llama.cpp, quietly; RuntimeError on failure."""
+    import llama_cpp
+    from llama_cpp._logger import set_verbose
+
+    set_verbose(False)  # llama.cpp logs every tensor it converts otherwise
+    params = llama_cpp.llama_model_quantize_default_params()
+    params.ftype, params.nthread = llama_cpp.LLAMA_FTYPE_MOSTLY_Q8_0, threads
+    if llama_cpp.llama_model_quantize(str(src).encode(), str(dst).encode(), ctypes.byref(params)):
+        raise RuntimeError("llama_model_quantize failed")
 
 
 # -- loading -------------------------------------------------------------------------

@@ -30,7 +30,7 @@ from localeval.errors import JudgeCallError
 from localeval.judge.llama import compat
 from localeval.judge.llama.decode_plan import prompt_chunks, reusable
 from localeval.judge.llama.drafting import SequenceDraft, padded
-from localeval.judge.llama.lookup import DraftGovernor
+from localeval.judge.llama.governor import DraftGovernor
 from localeval.judge.llama.model import ModelHandle
 from localeval.judge.llama.sampler import Decoding, Generation, Sampler
 
@@ -72,7 +72,7 @@ class SequentialDecoder:
         self.lock = lock
         self.llm = model.llm
         self.n_batch = int(self.llm.n_batch)
-        #: whether generation drafts (``lookup.DraftGovernor``; default: never)
+        #: whether generation drafts (``governor.DraftGovernor``; default: never)
         self.governor = governor or DraftGovernor("none")
         # A pad row is removed after its decode: not possible in a recurrent state.
         self.can_pad = not compat.is_recurrent(self.llm)

@@ -1,6 +1,6 @@
 """One generation's prompt-lookup drafting, shared by both decoders.
 
-``lookup`` guesses and verifies in pure Python; this module ties it to a
+``ngram``, ``output_memory`` and ``verify`` guess and verify in pure Python; this module ties it to a
 ``sampler.Decoding``: the drafter reads the prompt and the output so far,
 the guesses are cut where the sequence's grammar, UTF-8 check or an end
 token would refuse them (``Decoding.admitted``), and the rows of a
@@ -18,9 +18,11 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from localeval.judge.llama import lookup
-from localeval.judge.llama.lookup import DraftGovernor, DraftStats, NgramDrafter, verify_drafts
+from localeval.judge.llama import output_memory
+from localeval.judge.llama.governor import DraftGovernor, DraftStats
+from localeval.judge.llama.ngram import NgramDrafter
 from localeval.judge.llama.sampler import Decoding
+from localeval.judge.llama.verify import verify_drafts
 
 __all__ = ["SequenceDraft", "padded"]
 
@@ -68,7 +70,7 @@ class SequenceDraft:
             return []
         got = seq.admitted(d.draft(room))
         if not got and self.memory is not None:
-            got = seq.admitted(self.memory.guess(d.tokens, min(room, lookup.MEMORY_MAX)))
+            got = seq.admitted(self.memory.guess(d.tokens, min(room, output_memory.MEMORY_MAX)))
         return got
 
     def verify(self, seq: Decoding, row_logits: Callable[[int], np.ndarray],

@@ -30,7 +30,7 @@ from localeval.judge.llama.batch import BatchEngine
 from localeval.judge.llama.chat import ChatTemplate, header_overrides
 from localeval.judge.llama.cpu import available_cores
 from localeval.judge.llama.decoder import Decoder, SequentialDecoder
-from localeval.judge.llama.lookup import DRAFT_MODES, DraftGovernor
+from localeval.judge.llama.governor import DRAFT_MODES, DraftGovernor
 from localeval.judge.llama.model import ModelHandle
 from localeval.judge.llama.sampler import Generation, Sampler
 from localeval.judge.llama.verdict import VerdictReader
@@ -77,11 +77,11 @@ class LlamaJudge:
     gets its own KV stream of ``n_ctx`` tokens, so the KV cache is N times
     larger; outputs are those of sequential decoding (same fingerprint).
 
-    ``draft`` is prompt-lookup drafting (``drafting``, ``lookup``): "lookup"
+    ``draft`` is prompt-lookup drafting (``drafting``, ``ngram``, ``verify``): "lookup"
     guesses the next tokens from the prompt and the output so far and keeps
     those the model agrees to, "none" never guesses, "auto" (the default)
     guesses while the decode times measured on this judge say it pays
-    (``lookup.DraftGovernor``). Outputs are the same in every mode (every
+    (``governor.DraftGovernor``). Outputs are the same in every mode (every
     generation decode is at least two rows wide), so the fingerprint does not
     name it.
 

@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from localeval.judge.llama.governor import DraftStats
 from localeval.judge.llama.grammar_filter import GrammarFilter
-from localeval.judge.llama.lookup import DraftStats
 from localeval.judge.llama.model import ModelHandle
 from localeval.judge.llama.utf8 import Utf8Prefix, utf8_step
 from localeval.judge.parse import invalid_output

@@ -23,14 +23,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from localeval.agreement.read_deepeval import from_deepeval, looks_deepeval
-from localeval.agreement.read_localeval import from_localeval, signature_next_to
-from localeval.agreement.read_ragas import from_table
-from localeval.agreement.resultset import ResultSet
-from localeval.agreement.tables import csv_rows, decode_utf8, json_load, json_table_rows
 from localeval.dataset import load_dataset, read_jsonl_rows
 from localeval.errors import DataError
 from localeval.results import content_fields, whole_lines
+from localeval.resultsets.read_deepeval import from_deepeval, looks_deepeval
+from localeval.resultsets.read_localeval import from_localeval, signature_next_to
+from localeval.resultsets.read_ragas import from_table
+from localeval.resultsets.resultset import ResultSet
+from localeval.resultsets.tables import csv_rows, decode_utf8, json_load, json_table_rows
 
 __all__ = ["load_result_set"]
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from localeval.agreement import Alignment, ResultSet
 from localeval.errors import DataError
 from localeval.lang import normalise
+from localeval.resultsets.alignment import Alignment
+from localeval.resultsets.resultset import ResultSet
 
 __all__ = ["pair_versions", "describe_pairing", "pairing_dict"]
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from localeval.agreement.resultset import ResultSet, as_score, canonical_metric_name
 from localeval.errors import DataError
 from localeval.results import content_fields
+from localeval.resultsets.resultset import ResultSet, as_score, canonical_metric_name
 
 __all__ = ["looks_deepeval", "from_deepeval"]
 

@@ -17,9 +17,9 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from localeval.agreement.resultset import ResultSet
 from localeval.errors import DataError, UsageError
 from localeval.lang import normalise
+from localeval.resultsets.resultset import ResultSet
 
 __all__ = ["Alignment", "align", "ALIGN_RULES", "pairing_id", "id_index"]
 

@@ -9,8 +9,8 @@ import math
 from pathlib import Path
 from typing import Any, Sequence
 
-from localeval.agreement.resultset import ResultSet
 from localeval.errors import DataError
+from localeval.resultsets.resultset import ResultSet
 
 __all__ = ["from_localeval", "signature_next_to"]
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 import math
 from typing import Any, Iterable, Sequence
 
-from localeval.agreement.resultset import KNOWN_METRICS, ResultSet, canonical_metric_name
-from localeval.agreement.tables import ID_COLUMNS, row_id
 from localeval.dataset import text_list
 from localeval.errors import DataError
 from localeval.results import content_fields
+from localeval.resultsets.resultset import KNOWN_METRICS, ResultSet, canonical_metric_name
+from localeval.resultsets.tables import ID_COLUMNS, row_id
 
 __all__ = ["from_table"]
 
