@@ -58,7 +58,7 @@ def run_corrections(run: str | Path | ResultSet | Iterable[Mapping[str, Any]],
                  reference=reference)
     out: CorrectedSection = {"labels": r.labels, "draw": r.draw, "level": r.level,
                              "interval": r.method, "judge_only_warning": JUDGE_WARNING,
-                             "metrics": {}}
+                             "metrics": {}, "notes": list(r.notes)}
     for m in r.metrics:
         a = m.arrays
         ids = [sid for sid in rs.scores if rs.scores[sid].get(m.metric) is not None]

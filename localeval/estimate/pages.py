@@ -74,7 +74,8 @@ def render_estimate(r: EstimateResult) -> Any:
     from rich.markup import escape
     from rich.table import Table
 
-    t = Table(title=f"Corrected estimates ({escape(r.method)})", caption="* " + JUDGE_WARNING)
+    caption = "\n".join(["* " + JUDGE_WARNING] + [f"note: {escape(n)}" for n in r.notes])
+    t = Table(title=f"Corrected estimates ({escape(r.method)})", caption=caption)
     for c in ("metric", "judge only*", "labels only", "corrected", "labelled/rows",
               "judge bias", "judge worth"):
         t.add_column(c)

@@ -6,7 +6,7 @@ the judge's score, its working and an empty ``label_<metric>`` column, then
 the row's inclusion probability and the draw's name. Cells a spreadsheet
 would run as a formula (starting with = + - @, tab or carriage return), and
 cells starting with an apostrophe, get a leading apostrophe (OWASP's
-CSV-injection advice; ``agreement.sheet_cell``), which ``agreement.sheet_text``
+CSV-injection advice; ``results.spreadsheet_cell``), which ``results.unquote_cell``
 removes when the filled sheet is read back, so every id round-trips exactly. A
 sidecar ``<sheet>.draw.json`` records the whole draw (every row's inclusion
 probability, the seed).
@@ -29,8 +29,8 @@ from typing import Any, Iterable, Sequence
 
 from localeval.errors import DataError, UsageError
 from localeval.estimate.draw import Draw
-from localeval.results import atomic_file, make_output_folder
-from localeval.resultsets import ResultSet, sheet_cell
+from localeval.results import atomic_file, make_output_folder, spreadsheet_cell
+from localeval.resultsets import ResultSet
 
 __all__ = ["sheet_rows", "write_sheet", "sidecar_path", "check_sheet_target", "draw_pool",
            "LABEL_PREFIX", "PROB_COLUMN", "DRAW_COLUMN"]
@@ -62,7 +62,7 @@ def sheet_rows(draw: Draw, metrics: Sequence[str], samples: dict[str, Any],
                     json.dumps(work, ensure_ascii=False) if work else ""]
         row += [""] * len(metrics)
         row += [repr(prob[sid]), draw.name]
-        rows.append([sheet_cell(c) for c in row])  # every cell is text here
+        rows.append([spreadsheet_cell(c) for c in row])  # every cell is text here
     return header, rows
 
 

@@ -61,9 +61,10 @@ def corrected_note(summary: Mapping[str, Any]) -> str:
     sec = _section(summary)
     if not sec:
         return ""
+    notes = "".join(f" Note: {n}." for n in sec.get("notes", []))
     return (f"Corrected by labels: {sec['labels']} (draw: {sec['draw']}), 95% intervals: "
             f"{sec.get('interval') or 'PPI++'}; "
-            f"{sec['judge_only_warning']}.")
+            f"{sec['judge_only_warning']}.{notes}")
 
 
 def reliability(cal: Mapping[str, Any], *, size: int = 220, pad: int = 30) -> dict[str, Any]:

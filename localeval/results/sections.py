@@ -9,7 +9,7 @@ it is a ``stats.Interval`` written in its one JSON shape (:class:`IntervalEntry`
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 __all__ = ["CORRECTED", "IntervalEntry", "MetricEstimates", "CorrectedMetric", "CorrectedSection"]
 
@@ -57,3 +57,6 @@ class CorrectedSection(TypedDict):
     interval: str
     judge_only_warning: str
     metrics: dict[str, CorrectedMetric]
+    #: plain warnings (too few labels for a reliable interval, a census); absent in runs
+    #: written before they were recorded
+    notes: NotRequired[list[str]]

@@ -30,23 +30,29 @@ __all__ = ["CSV_FILE", "write_results_csv", "spreadsheet_cell", "unquote_cell"]
 CSV_FILE = "results.csv"
 # What makes a spreadsheet read a cell as a formula (OWASP, "CSV Injection").
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+#: what gets a leading apostrophe: a formula start, or an apostrophe (so it round-trips)
+_QUOTED = _FORMULA_START + ("'",)
 
 
 def spreadsheet_cell(value: Any) -> Any:
-    """A text cell a spreadsheet shows as text: ``'`` before a leading ``= + - @``, tab or CR.
+    """A text cell a spreadsheet shows as text, and :func:`unquote_cell` reads back exactly.
 
-    Numbers (``int``, ``float``) are returned as they are: a negative score is
-    not a formula. Anything else is written as its ``str``.
+    ``'`` goes before a cell starting with ``= + - @``, tab or CR (OWASP's
+    CSV-injection advice) and before one starting with ``'`` itself, so that
+    ``'=1`` is written ``''=1`` and read back as ``'=1``: every id and text
+    round-trips. Numbers (``int``, ``float``) are returned as they are: a
+    negative score is not a formula. Anything else is written as its ``str``.
+    The one quoting rule of results.csv and the label sheets.
     """
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return value
     text = "" if value is None else str(value)
-    return "'" + text if text.startswith(_FORMULA_START) else text
+    return "'" + text if text.startswith(_QUOTED) else text
 
 
 def unquote_cell(text: Any) -> Any:
     """Undo :func:`spreadsheet_cell` on a cell read back from a sheet a person filled in."""
-    if isinstance(text, str) and text.startswith("'") and text[1:2] in _FORMULA_START and text[1:]:
+    if isinstance(text, str) and text[:1] == "'" and text[1:2] and text[1:2] in _QUOTED:
         return text[1:]
     return text
 

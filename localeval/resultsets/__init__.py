@@ -34,8 +34,6 @@ _WHERE = {
     "read_label_table": ".label_table",
     "read_table": ".tables",
     "row_id": ".tables",
-    "sheet_cell": ".label_table",
-    "sheet_text": ".label_table",
 }
 
 __all__ = sorted(_WHERE)

@@ -7,10 +7,10 @@ an id column (``ID_COLUMNS``) and label columns. This module reads it once:
   where ``,`` is the decimal mark) is recognised by its header and read with
   ``;``; its cells may then write a decimal with a comma (``0,5``);
 - text cells of a CSV or TSV (a sheet a person filled in) are unquoted:
-  ``sheet_cell`` writes a leading apostrophe before a cell a spreadsheet would
-  run as a formula (``= + - @``, tab, carriage return) or that starts with an
-  apostrophe itself, and ``sheet_text`` removes exactly that one, so every id
-  and question round-trips through a sheet unchanged;
+  ``results.spreadsheet_cell`` writes a leading apostrophe before a cell a
+  spreadsheet would run as a formula (``= + - @``, tab, carriage return) or
+  that starts with an apostrophe itself, and ``results.unquote_cell`` removes
+  exactly that one, so every id and question round-trips through a sheet;
 - number cells are parsed strictly (``label_number``): digits with an optional
   sign, point and exponent, nothing else (not ``0_1``, ``1,5`` with ``,`` as
   separator, ``nan``, ``inf``); every bad cell is one DataError naming file,
@@ -35,14 +35,14 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from localeval.errors import DataError
+from localeval.results import unquote_cell
 from localeval.resultsets.resultset import KNOWN_METRICS, METRIC_ALIASES, canonical_metric_name
 from localeval.resultsets.tables import ID_COLUMNS, csv_rows, decode_utf8, read_table, row_id
 
-__all__ = ["LabelTable", "read_label_table", "label_number", "label_metric_name", "sheet_cell",
-           "sheet_text", "FORMULA_START", "LABEL_PREFIX", "HUMAN_PREFIX", "BINARY_COLUMNS"]
+__all__ = ["LabelTable", "read_label_table", "label_number", "label_metric_name",
+           "LABEL_PREFIX", "HUMAN_PREFIX", "BINARY_COLUMNS"]
 
 #: What a spreadsheet would run as a formula at the start of a cell (OWASP's CSV injection).
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 LABEL_PREFIX = "label_"
 HUMAN_PREFIX = "human_"
 #: Binary label columns (positive / negative, true / false, 1 / 0), in order of preference.
@@ -50,25 +50,6 @@ BINARY_COLUMNS = ("label", "contains_answer", "has_positive", "has_answer", "is_
                   "relevant")
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 _DECIMAL_COMMA = re.compile(r"[+-]?\d*,\d+")
-
-
-def sheet_cell(value: Any) -> str:
-    """A text cell a spreadsheet shows as text and ``sheet_text`` reads back exactly.
-
-    A leading apostrophe goes before a cell starting with a formula character
-    or with an apostrophe (so that ``'=1`` is written ``''=1`` and read back
-    ``'=1``); every other cell is written as it is.
-    """
-    text = "" if value is None else str(value)
-    return "'" + text if text.startswith(FORMULA_START + ("'",)) else text
-
-
-def sheet_text(value: Any) -> Any:
-    """Undo :func:`sheet_cell` (and ``results.spreadsheet_cell``) on a cell read from a sheet."""
-    if isinstance(value, str) and value[:1] == "'" and value[1:2] and \
-            value[1:2] in FORMULA_START + ("'",):
-        return value[1:]
-    return value
 
 
 def label_metric_name(raw: str, run_metrics: Sequence[str] | None = None) -> str:
@@ -133,13 +114,13 @@ class LabelTable:
     rows: list[tuple[int, dict[str, Any]]]
     columns: list[str]
     id_column: str | None
-    #: CSV / TSV: text cells a spreadsheet may have quoted (``sheet_text`` undoes it)
+    #: CSV / TSV: text cells a spreadsheet may have quoted (``unquote_cell`` undoes it)
     sheet: bool = False
     separator: str | None = None
 
     def text(self, v: Any) -> Any:
         """A text cell as its writer meant it (a sheet's quoting removed)."""
-        return sheet_text(v) if self.sheet else v
+        return unquote_cell(v) if self.sheet else v
 
     def number(self, v: Any, n: int, column: str, what: str = "label") -> float | None:
         """A number cell (``label_number``); a ``;`` sheet may use a decimal comma."""

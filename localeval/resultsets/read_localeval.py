@@ -1,5 +1,6 @@
 """localeval's own ``results.jsonl`` as a ResultSet: one line per sample, with its scores,
-errors and details, and the run's signature from the summary.json beside it.
+errors and details, and from the summary.json beside it the run's signature and which
+metrics it recorded as lower-is-better.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any, Sequence
 from localeval.errors import DataError
 from localeval.resultsets.resultset import ResultSet
 
-__all__ = ["from_localeval", "signature_next_to"]
+__all__ = ["from_localeval", "add_summary_next_to"]
 
 
 def from_localeval(rows: Sequence[tuple[int, dict[str, Any]]], src: str) -> ResultSet:
@@ -53,14 +54,26 @@ def from_localeval(rows: Sequence[tuple[int, dict[str, Any]]], src: str) -> Resu
     return rs
 
 
-def signature_next_to(results: Path) -> dict[str, Any]:
-    """The run's signature from summary.json beside results.jsonl ({} if absent or unreadable)."""
+def add_summary_next_to(rs: ResultSet, results: Path) -> None:
+    """Fill ``rs.signature`` and ``rs.directions`` from the summary.json beside results.jsonl
+    (left empty when it is absent or unreadable: the scores are still the run's).
+
+    The run writes ``"lower_is_better": true`` in a metric's summary entry when it is and
+    nothing when it is not, so a metric with an entry is recorded either way (a
+    metrics-file metric too, which the registry does not know).
+    """
     try:
         summary = json.loads((results.parent / "summary.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return {}
-    sig = summary.get("signature") if isinstance(summary, dict) else None
-    return sig if isinstance(sig, dict) else {}
+        return
+    if not isinstance(summary, dict):
+        return
+    sig = summary.get("signature")
+    rs.signature = sig if isinstance(sig, dict) else {}
+    metrics = summary.get("metrics")
+    if isinstance(metrics, dict):
+        rs.directions = {k: v.get("lower_is_better") is True for k, v in metrics.items()
+                         if isinstance(v, dict)}
 
 
 def _number(v: Any, src: str, n: int, col: str, unit: str) -> float | None:

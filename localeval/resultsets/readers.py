@@ -27,7 +27,7 @@ from localeval.dataset import load_dataset, read_jsonl_rows
 from localeval.errors import DataError
 from localeval.results import content_fields, whole_lines
 from localeval.resultsets.read_deepeval import from_deepeval, looks_deepeval
-from localeval.resultsets.read_localeval import from_localeval, signature_next_to
+from localeval.resultsets.read_localeval import add_summary_next_to, from_localeval
 from localeval.resultsets.read_ragas import from_table
 from localeval.resultsets.resultset import ResultSet
 from localeval.resultsets.tables import csv_rows, decode_utf8, json_load, json_table_rows
@@ -70,7 +70,7 @@ def load_result_set(path: str | Path, *, dataset: Any = None, name: str | None =
                     (format is None and rows and isinstance(rows[0][1].get("scores"), dict)))
         rs = from_localeval(rows, src) if is_local else from_table(rows, src, "line")
         if is_local:
-            rs.signature = signature_next_to(p)
+            add_summary_next_to(rs, p)
     elif suffix == ".json":
         obj = json_load(text, src)
         if format == "deepeval" or (format is None and looks_deepeval(obj)):

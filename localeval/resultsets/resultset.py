@@ -166,6 +166,8 @@ class ResultSet(Mapping[str, dict[str, "float | None"]]):
     name: str = ""
     #: localeval's run signature (judge, prompts, seed...) from summary.json, when known.
     signature: dict[str, Any] = field(default_factory=dict)
+    #: metric -> lower is better, as a localeval run's summary.json recorded it ({}: unknown)
+    directions: dict[str, bool] = field(default_factory=dict)
     #: "row" or "line": what ``rows`` counts, for messages
     unit: str = "row"
     #: metric -> the column it was read from, where that differs (messages name the file's own)

@@ -4,7 +4,6 @@ where they can be found, the texts of its samples (answer, contexts) for the pag
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,7 +13,7 @@ from localeval.lang import normalise
 from localeval.resultsets import ResultSet, load_result_set
 from localeval.types import Sample
 
-__all__ = ["Version", "load_version", "recorded_directions"]
+__all__ = ["Version", "load_version"]
 
 EXAMPLE = "example"
 
@@ -28,26 +27,6 @@ class Version:
     text_note: str = ""
     #: metric -> lower is better, as the run's summary.json recorded it (localeval runs)
     directions: dict[str, bool] = field(default_factory=dict)
-
-
-def recorded_directions(rs: ResultSet) -> dict[str, bool]:
-    """metric -> lower_is_better from the summary.json beside a localeval results.jsonl.
-
-    The run writes ``"lower_is_better": true`` in a metric's summary entry when it
-    is, and nothing when it is not: a metric with an entry is recorded either way
-    (a metrics-file metric too, which the registry does not know). {} when there
-    is no readable summary.
-    """
-    if rs.format != "localeval":
-        return {}
-    try:
-        summary = json.loads((Path(rs.source).parent / "summary.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    metrics = summary.get("metrics") if isinstance(summary, dict) else None
-    if not isinstance(metrics, dict):
-        return {}
-    return {k: v.get("lower_is_better") is True for k, v in metrics.items() if isinstance(v, dict)}
 
 
 def _dataset_path(data: Any) -> Any:
@@ -88,7 +67,7 @@ def load_version(source: Any, *, data: Any = None, name: str | None = None) -> V
     elif rs.format in ("localeval", "deepeval"):
         note = "answers and contexts not shown: the results hold scores only; pass the " \
                "data set each run evaluated (--base-data / --new-data)"
-    return Version(rs, _by_run_id(rs, samples), note, recorded_directions(rs))
+    return Version(rs, _by_run_id(rs, samples), note, dict(rs.directions))
 
 
 def _by_run_id(rs: ResultSet, samples: list[Sample]) -> dict[str, Sample]:

@@ -569,3 +569,36 @@ def test_checker_accepts_allowed_imports(tmp_path, ok):
     root = _tree(tmp_path, {"__init__.py": "", "errors.py": "", "judge/__init__.py": "",
                             "metrics/__init__.py": "", "metrics/base.py": ok})
     assert check_tree(root) == []
+
+
+def _imported_packages(pkg: str) -> dict[str, set[str]]:
+    """localeval package -> the names its modules import from that package's face."""
+    out: dict[str, set[str]] = {}
+    for path in sorted((ROOT / pkg).rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and \
+                    node.module.startswith("localeval."):
+                top = node.module.split(".")[1]
+                out.setdefault(top, set()).update(a.name for a in node.names)
+    return out
+
+
+def test_the_three_analyses_stand_on_one_floor():
+    """compare/validate, estimate and diff read and pair finished runs through
+    ``resultsets`` alone: none reads another's result sets, and the only crossings left
+    are diff's corrected difference (estimate's face) and its scatter plot (agreement's)."""
+    crossings = {}
+    for pkg in ("agreement", "estimate", "versions"):
+        imports = _imported_packages(pkg)
+        assert "resultsets" in imports, f"{pkg} reads no result set through resultsets"
+        crossings[pkg] = {other: names for other, names in imports.items()
+                          if other in {"agreement", "estimate", "versions"} - {pkg}}
+    assert crossings["agreement"] == {} and crossings["estimate"] == {}
+    assert set(crossings["versions"]) <= {"agreement", "estimate"}
+    assert crossings["versions"].get("agreement", set()) <= {"scatter_svg"}
+    # none reads a file itself: runs, exports, labels and the summary beside a run (its
+    # signature and recorded directions) come through resultsets' readers
+    for pkg in ("agreement", "estimate", "versions"):
+        for path in (ROOT / pkg).rglob("*.py"):
+            text = path.read_text(encoding="utf-8")
+            assert "json.load" not in text and ".read_text(" not in text, path

@@ -256,3 +256,38 @@ def test_active_probabilities_follow_the_optimal_rule() -> None:
     # too few unsure rows for the budget: they are certain, the sure rows share the rest
     prob = inclusion_probabilities([1.0] + [0.0] * 99, 50)
     assert prob[0] == 1 and prob.sum() == pytest.approx(50)
+
+
+@pytest.mark.parametrize("n", [10, 12, 15, 18])
+def test_few_labels_cover_or_say_so(n: int) -> None:
+    """10 to 19 labels (below 10 the estimate refuses): the corrected and paired intervals
+    cover 93% or more from 15 labels; at 10-14 graded labels with an uninformative judge
+    they dipped to 92.4%, so the estimate says the interval is not reliable at that size
+    (``analysis.RELIABLE_LABELS``: test_few_labels_are_said_to_be_unreliable)."""
+    from localeval.estimate.analysis import RELIABLE_LABELS
+
+    floor = 0.93 if n >= RELIABLE_LABELS else 0.92
+    for N in (200, 5000):
+        for quality in (0.0, 0.5, 0.8, 1.0):
+            for graded in (False, True):
+                point, hw, _ = _simulate(np.random.default_rng(n * 7 + N), n, N, quality,
+                                         graded)
+                cover = np.mean(np.abs(point - _true_mean(graded)) <= hw)
+                assert cover >= floor, (N, quality, graded, cover)
+        point, hw, _, truth = _paired(np.random.default_rng(n + N), n, N, 0.0)
+        assert np.mean(np.abs(point - truth) <= hw) >= floor
+
+
+def test_few_labels_are_said_to_be_unreliable(tmp_path) -> None:
+    from localeval.estimate import estimate
+    from localeval.resultsets import ResultSet
+
+    rng = np.random.default_rng(0)
+    rs = ResultSet({f"r{i}": {"m": float(rng.random())} for i in range(100)}, source="run",
+                   format="localeval")
+    for n, said in ((12, True), (20, False)):
+        p = tmp_path / f"labels{n}.csv"
+        p.write_text("id,label_m\n" + "".join(f"r{i},{i % 2}\n" for i in range(n)),
+                     encoding="utf-8")
+        r = estimate(rs, p, random_draw=True)
+        assert any("not reliable at this size" in x for x in r.notes) is said, r.notes

@@ -149,7 +149,8 @@ def test_every_tricky_id_round_trips_through_a_sheet(tmp_path: Path) -> None:
 
 
 def test_many_random_cells_round_trip(tmp_path: Path) -> None:
-    from localeval.resultsets import sheet_cell, sheet_text
+    from localeval.results import spreadsheet_cell as sheet_cell
+    from localeval.results import unquote_cell as sheet_text
 
     rng = random.Random(7)
     alphabet = "'=+-@\t\r\n,;\" a1é"
