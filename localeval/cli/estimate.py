@@ -25,7 +25,7 @@ def add_estimate_parser(sub: Any) -> None:
     p = sub.add_parser(
         "estimate", help="corrected means from the judge plus a few labels (PPI++)",
         description="Per metric: the judge-only mean (it estimates the judge, not the truth), "
-                    "the labels-only mean and the corrected (PPI++) mean with 95%% intervals, "
+                    "the labels-only mean and the corrected (PPI++) mean with 95% intervals, "
                     "what the judge scores were worth in labels, and the judge's bias on "
                     "the labelled rows. See docs/calibrated-estimates.md.")
     p.add_argument("run", help="a localeval run directory or results.jsonl")
@@ -49,16 +49,25 @@ def add_label_sheet_parser(sub: Any) -> None:
         "label-sheet", help="write a CSV of rows to label: a uniform or an active random draw",
         description="Draw rows of a run to label and write them as a CSV for a spreadsheet "
                     "(UTF-8, one empty label_<metric> column per metric) with a sidecar "
-                    "SHEET.draw.json recording the seed and inclusion probabilities.")
+                    "SHEET.draw.json recording the seed and inclusion probabilities. The "
+                    "sheet is blind: the judge's scores and working are in SHEET.judge.csv, "
+                    "not beside the empty label cells, so they cannot anchor the labels.")
     p.add_argument("run", help="a localeval run directory or results.jsonl")
-    p.add_argument("-n", type=int, required=True, help="rows to label (expected count for "
-                                                       "--active)")
+    p.add_argument("-n", type=int, required=True,
+                   help="rows to label (expected count for --active), from 1 to the number "
+                        "of rows the judge scored; that number labels every row (a census). "
+                        "An estimate needs at least 10 labels, and 30 before you trust it")
     p.add_argument("--dataset", metavar="FILE",
                    help="the dataset RUN evaluated: the sheet shows its contexts, answer and "
                         "reference (without it, only the question)")
     p.add_argument("--active", action="store_true",
                    help="label rows the judge was unsure of more often (soft verdicts or "
                         "--repeats spread; uniform where the run has neither)")
+    p.add_argument("--show-judge", action="store_true",
+                   help="put the judge's score and working beside the label columns (and "
+                        "write no SHEET.judge.csv). Off by default: a labeller who sees the "
+                        "judge's answer tends to copy it (anchoring), and the labels then "
+                        "measure the judge instead of the truth")
     p.add_argument("-m", "--metrics", help="comma-separated metrics to label (default: all)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("-o", "--out", default="label-sheet.csv",
@@ -75,11 +84,16 @@ def cmd_label_sheet(args: argparse.Namespace) -> int:
     metrics = [m.strip() for m in args.metrics.split(",")] if args.metrics else None
     notes: list[str] = []
     d, paths = make_sheet(args.run, args.out, args.n, seed=args.seed, active=args.active,
-                          metrics=metrics, dataset=args.dataset, notes=notes)
+                          metrics=metrics, dataset=args.dataset, notes=notes,
+                          show_judge=args.show_judge)
     for note in notes:
         print(f"localeval: note: {note}", file=sys.stderr)
-    print(f"drew {int(d.chosen.sum())} of {len(d.ids)} rows ({d.name}; probabilities: "
-          f"{d.basis})")
+    census = " (every row: a census)" if d.chosen.all() else ""
+    print(f"drew {int(d.chosen.sum())} of {len(d.ids)} rows{census} ({d.name}; "
+          f"probabilities: {d.basis})")
+    if not args.show_judge:
+        print("the sheet is blind: the judge's scores are in the .judge.csv beside it; "
+              "open that only once the labels are done")
     for p in paths:
         print(f"wrote {p}")
     return 0

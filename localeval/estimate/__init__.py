@@ -3,10 +3,12 @@
 Modules: ``ppi`` (judge-only, labels-only and PPI++ means of a uniform draw, the
 ``Estimate`` they return), ``active`` (the weighted mean of an active draw),
 ``difference`` (the paired difference of two versions), ``draw`` (uniform and active draws of
-rows to label), ``sheet`` (the labelling CSV), ``labels`` (reading labels
+rows to label), ``sheet`` (the labelling CSV, blind by default), ``labels`` (reading labels
 back), ``uncertainty`` (the judge's per-row uncertainty), ``analysis``
 (``estimate``), ``plan`` (how many labels a target precision needs),
-``pages`` (the table, estimate.json and estimate.md), ``reliability`` (the
+``pages`` (the table, estimate.json and estimate.md), ``cautions`` (the
+plain warnings in their notes: too few labels, a small class, a judge that does
+not track the labels), ``reliability`` (the
 judge's reliability table and Brier score on labelled rows) and ``in_run``
 (the ``corrected`` section ``localeval run --labels`` adds to summary.json).
 """

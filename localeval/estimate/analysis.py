@@ -1,6 +1,6 @@
 """``estimate(run, labels)``: per metric, the judge-only, labels-only and corrected means.
 
-Rows of the run and of the labels pair with ``agreement.align`` (id, then
+Rows of the run and of the labels pair with ``resultsets.align`` (id, then
 content), and every check runs before anything is computed or written:
 labels for rows not in the run, a metric the run lacks, fewer than
 ``MIN_LABELS`` labels, labels that are all equal, a sheet whose rows or
@@ -18,23 +18,33 @@ import numpy as np
 
 from localeval.errors import DataError, UsageError
 from localeval.estimate.active import active_mean
+from localeval.estimate.cautions import (
+    CLASS_LABELS,
+    RELIABLE_LABELS,
+    TRUSTED_LABELS,
+    few_label_notes,
+    judge_correlation,
+)
 from localeval.estimate.draw import Draw, draw_rows
 from localeval.estimate.labels import LabelSet, read_labels
-from localeval.estimate.ppi import Estimate, corrected_mean, judge_only, labels_only, labels_worth
+from localeval.estimate.ppi import (
+    Estimate,
+    corrected_mean,
+    judge_only,
+    labels_only,
+    labels_worth,
+)
 from localeval.estimate.sheet import draw_pool
 from localeval.estimate.uncertainty import run_uncertainty
 from localeval.results import MetricEstimates
 from localeval.resultsets import ResultSet, align, load_result_set
 
 __all__ = ["MetricEstimate", "EstimateResult", "CheckedLabels", "estimate", "check_labels",
-           "check_spread", "MIN_LABELS", "RELIABLE_LABELS", "PROB_TOL"]
+           "check_spread", "few_label_notes", "judge_correlation", "MIN_LABELS",
+           "RELIABLE_LABELS", "TRUSTED_LABELS", "CLASS_LABELS", "PROB_TOL"]
 
 #: Fewer labelled rows than this and no interval is given.
 MIN_LABELS = 10
-#: Fewer labelled rows than this and the output says the interval may cover less than 95%:
-#: with 10-14 graded labels and a useless judge it covered 92.4-93.5% in simulation
-#: (tests/unit/test_estimate_simulation.py), at 15 and more 93.4% or more.
-RELIABLE_LABELS = 15
 #: How far a sheet's inclusion probability may differ from the redrawn one (CSV round trip).
 PROB_TOL = 1e-9
 #: Labels lie in [0, 1] (graded ones rescaled), so does their mean: intervals are cut to it.
@@ -54,6 +64,11 @@ class MetricEstimate:
     bias: Estimate
     worth: float
     unscored: int = 0
+    #: Pearson's correlation of the judge with the labels on the labelled rows (None:
+    #: either is constant); a judge whose correlation is not positive does not track the
+    #: labels and is worth no labels (``worth`` 0), whatever its interval
+    correlation: float | None = None
+    tracks: bool = True
     #: the arrays behind the numbers (judge on kept rows, labels, their positions,
     #: the judge's uncertainty per kept row): what planning works from
     arrays: dict[str, Any] = field(default_factory=dict, repr=False)
@@ -62,7 +77,9 @@ class MetricEstimate:
         return {"metric": self.metric, "rows": self.n_rows, "labelled": self.n_labelled,
                 "judge_only": self.judge.to_dict(), "labels_only": self.labels.to_dict(),
                 "corrected": self.corrected.to_dict(), "judge_bias": self.bias.to_dict(),
-                "judge_worth_labels": self.worth, "unscored_rows_left_out": self.unscored}
+                "judge_worth_labels": self.worth, "judge_tracks_labels": self.tracks,
+                "judge_label_correlation": self.correlation,
+                "unscored_rows_left_out": self.unscored}
 
 
 @dataclass
@@ -80,12 +97,14 @@ class EstimateResult:
     method: str = ""
 
 
-def _redraw(lab: LabelSet, run: ResultSet, ids: list[str], metrics: Sequence[str]) -> Draw:
-    """The sheet's draw made again from ``ids`` of the run."""
+def _redraw(lab: LabelSet, run: ResultSet, ids: list[str], metrics: Sequence[str],
+            legacy: bool = False) -> Draw:
+    """The sheet's draw made again from ``ids`` of the run (``legacy``: an active draw's
+    uncertainty read as versions before soft ratings read it)."""
     assert lab.draw is not None
     name = lab.draw
     if name.mode == "active":
-        u, bases = run_uncertainty(run, ids, metrics)
+        u, bases = run_uncertainty(run, ids, metrics, legacy=legacy)
         basis = " and ".join(bases)
         return draw_rows(ids, name.n, name.seed, mode="active", uncertainty=u, basis=basis,
                          floor_share=name.floor)
@@ -97,18 +116,25 @@ def _check_draw(lab: LabelSet, run: ResultSet, pairs: dict[str, str],
     """Redraw the sheet's draw from the run and refuse labels that do not match it.
 
     A sheet draws from the rows the judge scored on at least one of its metrics
-    (``sheet.draw_pool``); sheets of earlier versions drew from every row. Both
-    are tried, the sheet's own pool first: a sheet matching either is that draw.
+    (``sheet.draw_pool``); sheets of earlier versions drew from every row, and
+    found no uncertainty in soft ratings or an aspect critic's ``p_yes`` (their
+    active draws of such runs were uniform). Each is tried, today's first: a
+    sheet matching any is that draw.
     """
     sheet_metrics = lab.sheet_metrics or list(metrics)
     pools = [draw_pool(run, sheet_metrics)[0], list(run.scores)]
     if pools[0] == pools[1]:
         pools.pop()
+    ways = [(ids, False) for ids in pools]
+    if lab.draw is not None and lab.draw.mode == "active":
+        ways += [(ids, True) for ids in pools
+                 if run_uncertainty(run, ids, sheet_metrics, legacy=True)[0]
+                 != run_uncertainty(run, ids, sheet_metrics)[0]]
     back = {rid: lid for lid, rid in pairs.items()}
     first: DataError | None = None
-    for ids in pools:
+    for ids, legacy in ways:
         try:
-            d = _redraw(lab, run, ids, sheet_metrics)
+            d = _redraw(lab, run, ids, sheet_metrics, legacy)
         except UsageError as e:  # the pool is too small for the sheet's n: not this draw
             first = first or DataError(f"the labels file does not match its draw: {e}",
                                        file=lab.source, column="id")
@@ -211,6 +237,8 @@ def check_labels(run: str | Path | ResultSet, labels: str | Path | LabelSet, *,
         for m in chosen)
     if lab.draw is not None:
         draw = _check_draw(lab, rs, pairs, chosen)
+        # ``label-sheet -n N``: every row it could draw is drawn, so every one is labelled
+        census = bool(draw.chosen.all())
     elif not random_draw and not census:
         raise UsageError(f"{lab.source} names no draw from 'localeval label-sheet': labels for "
                          "a hand-picked subset give a biased estimate. Label a sheet from "
@@ -251,21 +279,23 @@ def estimate(run: str | Path | ResultSet, labels: str | Path | LabelSet, *,
     :func:`check_labels`). ``reference``: the plain PPI++ intervals of ppi-python
     (labels-only and corrected) instead of the default ones with pseudo-rows."""
     c = check_labels(run, labels, metrics=metrics, random_draw=random_draw, scale=scale)
-    out = EstimateResult(c.run.source, c.labels.source,
-                         c.draw.name if c.draw else "census (every row)" if c.census
-                         else "uniform (as stated)", c.alignment, level=level)
-    if c.census:
+    if c.draw is not None:
+        name = c.draw.name + (" (every row: a census)" if c.census else "")
+    else:
+        name = "census (every row)" if c.census else "uniform (as stated)"
+    out = EstimateResult(c.run.source, c.labels.source, name, c.alignment, level=level)
+    if c.census and c.draw is None:
         out.notes.append("every row of the run is labelled (a census, not a draw): the "
                          "corrected mean is the labels' mean")
+    elif c.census and c.draw is not None:
+        out.notes.append(f"every row the judge scored ({len(c.draw.ids)} of "
+                         f"{len(c.run.scores)}) is labelled (label-sheet -n "
+                         f"{len(c.draw.ids)}: a census, not a draw): the corrected mean is "
+                         "the labels' mean; its interval treats these rows as a sample of "
+                         "the data they came from")
     for m in c.metrics:
         out.metrics.append(_one_metric(c, m, level, reference))
-    few = [m for m in out.metrics if m.n_labelled < RELIABLE_LABELS]
-    if few:
-        out.notes.append(
-            f"{', '.join(f'{m.metric} ({m.n_labelled} labels)' for m in few)}: fewer than "
-            f"{RELIABLE_LABELS} labels, so the intervals are not reliable at this size: they "
-            "covered down to 92% in simulation (graded labels, an uninformative judge); "
-            "label more rows before trusting them")
+    out.notes += few_label_notes(out.metrics, census=c.census)
     out.method = "; ".join(dict.fromkeys(m.corrected.method or "" for m in out.metrics))
     return out
 
@@ -281,7 +311,7 @@ def _one_metric(c: CheckedLabels, m: str, level: float, reference: bool) -> Metr
     idx = np.array([g[0] for g in got], dtype=int)
     y = np.array([g[1] for g in got], dtype=float)
     check_spread(y, m, lab.source, lab.columns.get(m, m))
-    if draw is not None and draw.mode == "active":
+    if draw is not None and draw.mode == "active" and not c.census:
         at = draw.position()
         # a kept row outside the draw's pool was never drawable and holds no label; only
         # drawn rows' probabilities weigh anything, so any value does for it
@@ -294,8 +324,11 @@ def _one_metric(c: CheckedLabels, m: str, level: float, reference: bool) -> Metr
         corr = (corrected_mean(f, y, idx, level=level, reference=reference,
                                bounds=LABEL_BOUNDS)
                 if len(y) < len(f) - 1 else lab_est)
+    r = judge_correlation(f[idx], y)
+    tracks = r is not None and r > 0
     return MetricEstimate(m, len(keep), len(y), judge_only(f, level), lab_est, corr,
-                          labels_only(f[idx] - y, level), labels_worth(lab_est, corr),
-                          unscored=len(ids) - len(keep),
+                          labels_only(f[idx] - y, level),
+                          labels_worth(lab_est, corr) if tracks else 0.0,
+                          unscored=len(ids) - len(keep), correlation=r, tracks=tracks,
                           arrays={"judge": f, "labels": y, "labelled": idx,
                                   "uncertainty": run_uncertainty(rs, keep, [m])[0]})

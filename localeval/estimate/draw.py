@@ -110,32 +110,70 @@ def parse_draw(text: str, *, file: str, row: int, column: str) -> DrawName:
     return DrawName(m.group(1), seed, int(m.group(3)), share)
 
 
-def _probs(details: Any) -> list[float]:
-    """Every soft verdict probability (``p_verdict_1``) in a metric's working."""
+#: Where a soft verdict's P(yes) is kept: statement verdicts (``p_verdict_1``), an aspect
+#: critic's verdict (``p_yes``).
+_P_KEYS = ("p_verdict_1", "p_yes")
+
+
+def _number(v: Any) -> bool:
+    return isinstance(v, (int, float))
+
+
+def _probs(details: Any, keys: tuple[str, ...] = _P_KEYS) -> list[float]:
+    """Every soft verdict probability (``keys``) in a metric's working."""
     if isinstance(details, dict):
-        out = [float(v) for k, v in details.items() if k == "p_verdict_1"
-               and isinstance(v, (int, float))]
+        out = [float(v) for k, v in details.items() if k in keys and _number(v)]
         for k, v in details.items():
-            if k != "p_verdict_1":
-                out += _probs(v)
+            if k not in keys:
+                out += _probs(v, keys)
         return out
     if isinstance(details, list):
-        return [p for v in details for p in _probs(v)]
+        return [p for v in details for p in _probs(v, keys)]
     return []
 
 
-def row_uncertainty(details: dict[str, Any] | None) -> tuple[float | None, str]:
+def _rating_spread(details: dict[str, Any]) -> float | None:
+    """4 times the variance of a soft rating's distribution over its levels, rescaled to
+    0-1 (``metrics.rubrics.rate`` writes ``distribution``: level -> probability); None
+    where the working holds none."""
+    dist = details.get("distribution")
+    if not isinstance(dist, dict) or len(dist) < 2:
+        return None
+    try:
+        levels = np.array([float(k) for k in dist], dtype=float)
+    except (TypeError, ValueError):
+        return None
+    if not all(_number(v) and 0 <= v <= 1 for v in dist.values()):
+        return None
+    p = np.array([float(v) for v in dist.values()])
+    span = float(levels.max() - levels.min())
+    if span <= 0 or p.sum() <= 0:
+        return None
+    x, p = (levels - levels.min()) / span, p / p.sum()
+    return min(1.0, 4 * float((p * (x - (p * x).sum()) ** 2).sum()))
+
+
+def row_uncertainty(details: dict[str, Any] | None, *, legacy: bool = False
+                    ) -> tuple[float | None, str]:
     """How unsure the judge was on one row's metric, in [0, 1], and from what.
 
     Soft verdicts: the mean of 4 p (1 - p) over the verdicts (1 at p = 0.5, 0 when
-    sure). Repeats: 4 times the variance of the repeated scores (a 0/1 score
-    split evenly gives 1). Neither: None (the row is drawn uniformly).
+    sure; ``p_verdict_1`` of statement verdicts, ``p_yes`` of an aspect critic); a soft
+    rating (its ``distribution`` over the levels): 4 times the distribution's variance
+    on the 0-1 scale (1 when torn between the lowest and highest level). Repeats: 4
+    times the variance of the repeated scores (a 0/1 score split evenly gives 1).
+    Neither: None (the row is drawn uniformly). ``legacy``: only what versions before
+    soft ratings and ``p_yes`` were read (``p_verdict_1``, repeats), to redraw an
+    active sheet they drew.
     """
     if not details:
         return None, UNIFORM
-    ps = _probs(details)
+    ps = _probs(details, ("p_verdict_1",) if legacy else _P_KEYS)
     if ps:
         return float(np.mean([4 * p * (1 - p) for p in ps])), SOFT_VERDICTS
+    spread = None if legacy else _rating_spread(details)
+    if spread is not None:
+        return spread, SOFT_VERDICTS
     if isinstance(details.get("std"), (int, float)) and isinstance(details.get("repeats"), list):
         return min(1.0, 4 * float(details["std"]) ** 2), REPEATS
     return None, UNIFORM
@@ -175,14 +213,16 @@ def draw_rows(ids: Sequence[str], n: int, seed: int, *, mode: str = "uniform",
               floor_share: float = FLOOR_SHARE) -> Draw:
     """Draw about ``n`` of ``ids``: exactly n uniformly, or by independent coin flips (active).
 
+    ``n`` equal to the number of rows draws every row (a census: every probability 1).
+
     The active draw is Poisson sampling (each row flips its own coin with its
     probability), as the estimator of Zrnic and Candès assumes, so the count
     varies around n. ``floor_share``: an active draw's floor (``FLOOR_SHARE``;
     ``LEGACY_FLOOR_SHARE`` to redraw a sheet of an earlier version).
     """
     N = len(ids)
-    if not 1 <= n < N:
-        raise UsageError(f"-n must be between 1 and {N - 1} (the run has {N} rows), not {n}")
+    if not 1 <= n <= N:
+        raise UsageError(f"-n must be between 1 and {N} (the run has {N} rows), not {n}")
     if seed < 0:
         raise UsageError(f"--seed must be 0 or more, not {seed}")
     rng = np.random.default_rng(seed)

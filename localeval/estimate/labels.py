@@ -5,9 +5,9 @@
 - any table (CSV, TSV, JSON, JSONL) with an id and ``label_<metric>``,
   ``human_<metric>`` or (with ``--metric``) ``label`` columns;
 - another judge's scores: a localeval run directory or a RAGAS / deepeval
-  export, read by ``agreement.load_result_set`` ("what would that judge say").
+  export, read by ``resultsets.load_result_set`` ("what would that judge say").
 
-Tables are read by ``agreement.read_label_table``, the one labels reader
+Tables are read by ``resultsets.read_label_table``, the one labels reader
 (``validate`` reads through it too): a CSV saved with ``;`` as its separator,
 a sheet's quoted cells and strict number cells read the same everywhere.
 Values must be finite numbers in [0, 1]; graded labels (1-5) are rescaled with
@@ -99,7 +99,7 @@ def read_labels(path: str | Path, *, metric: str | None = None,
     """Read labels from ``path`` (see the module docstring); ``metric`` picks one column.
 
     ``run_metrics``: the run's metrics, which ``label_<metric>`` columns are
-    matched to (``agreement.label_metric_name``); without them a column names a
+    matched to (``resultsets.label_metric_name``); without them a column names a
     built-in metric in any spelling, or a custom metric exactly as written.
     """
     p = Path(path)

@@ -17,17 +17,23 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from localeval.errors import UsageError
-from localeval.estimate.analysis import EstimateResult
+from localeval.estimate.analysis import MIN_LABELS, TRUSTED_LABELS, EstimateResult
 from localeval.estimate.draw import Draw, draw_rows
 from localeval.estimate.ppi import Estimate
-from localeval.estimate.sheet import check_sheet_target, draw_pool, sheet_rows, write_sheet
+from localeval.estimate.sheet import (
+    check_sheet_target,
+    draw_pool,
+    judge_rows,
+    sheet_rows,
+    write_sheet,
+)
 from localeval.estimate.uncertainty import run_uncertainty
 from localeval.report import code_span, escape_markdown
 from localeval.results import atomic_file, content_fields, dumps_strict, make_output_folder
 from localeval.resultsets import ResultSet, align, load_result_set
 
 __all__ = ["render_estimate", "estimate_markdown", "estimate_dict", "write_estimate",
-           "make_sheet", "JUDGE_WARNING"]
+           "make_sheet", "JUDGE_WARNING", "NO_WORTH"]
 
 JUDGE_WARNING = ("the judge-only mean estimates the judge, not the truth: it carries the "
                  "judge's bias, and its interval only covers the judge's own average")
@@ -37,9 +43,26 @@ def _fmt(e: Estimate, interval: bool = True) -> str:
     return f"{e.mean:.3f} [{e.low:.3f}, {e.high:.3f}]" if interval else f"{e.mean:.3f}"
 
 
+#: What the outputs say of a judge whose correlation with the labels is not positive.
+NO_WORTH = "none (the judge does not track the labels)"
+
+
+def _correlation(m: Any) -> str:
+    return ("undefined: every labelled row has the same judge score"
+            if m.correlation is None else f"{m.correlation:+.2f}")
+
+
 def _sentence(m: Any) -> str:
+    if not m.tracks:
+        return (f"the {m.n_rows} judge scores were worth no labels: the judge does not track "
+                f"the labels (correlation {_correlation(m)} on the {m.n_labelled} labelled "
+                "rows)")
     return (f"the {m.n_rows} judge scores were worth about {m.worth:.0f} extra labels "
             f"({m.n_labelled} labels did the work of {m.n_labelled + m.worth:.0f})")
+
+
+def _worth_cell(m: Any) -> str:
+    return f"~{m.worth:.0f} labels" if m.tracks else NO_WORTH
 
 
 def estimate_dict(r: EstimateResult) -> dict[str, Any]:
@@ -81,8 +104,7 @@ def render_estimate(r: EstimateResult) -> Any:
         t.add_column(c)
     for m in r.metrics:
         t.add_row(escape(m.metric), _fmt(m.judge, False), _fmt(m.labels), _fmt(m.corrected),
-                  f"{m.n_labelled}/{m.n_rows}", f"{m.bias.mean:+.3f}",
-                  f"~{m.worth:.0f} labels")
+                  f"{m.n_labelled}/{m.n_rows}", f"{m.bias.mean:+.3f}", _worth_cell(m))
     return t
 
 
@@ -151,28 +173,51 @@ def _sheet_inputs(run: str | Path, dataset: Any) -> list[Path]:
 
 
 def _check_n(n: int, ids: list[str], left_out: int, metrics: Iterable[str]) -> None:
+    """-n is at least 1 (a sheet of no rows labels nothing) and at most the rows the judge
+    scored (a draw cannot hold more rows than there are; -n N labels them all: a census)."""
     N = len(ids)
-    scored = (f" the judge scored ({left_out} rows it scored on none of "
-              f"{', '.join(metrics)} are left out)" if left_out else "")
-    if N < 2:
-        raise UsageError(f"the run has {N} row{'' if N == 1 else 's'}{scored}: a sheet draws "
-                         "some of at least 2 rows")
-    if not 1 <= n < N:
-        raise UsageError(f"-n must be between 1 and {N - 1}, not {n}: the run has {N} "
-                         f"rows{scored}, and a sheet is a random draw of some of them. To label "
-                         "every row, no draw is needed: label them all in a table with id and "
-                         "label_<metric> columns, and 'localeval estimate' gives their mean")
+    rows = (f"{N} rows the judge scored ({left_out} rows it scored on none of "
+            f"{', '.join(metrics)} are left out: a label there has no judge score to "
+            "correct)" if left_out else f"{N} rows")
+    if N < 1:
+        raise UsageError(f"the run has {rows}: there is nothing to draw")
+    if not 1 <= n <= N:
+        why = ("a sheet of no rows has nothing to label" if n < 1 else
+               "a draw cannot hold more rows than there are")
+        raise UsageError(f"-n must be between 1 and {N}, not {n}: {why}. The run has {rows}; "
+                         f"-n {N} labels every one of them (a census: the estimate is then "
+                         "the labels' mean)")
+
+
+def _size_notes(d: Draw) -> list[str]:
+    """What a sheet of this size gives: a census, or fewer labels than an estimate needs."""
+    N, n = len(d.ids), d.n
+    if n == N:
+        return [f"-n {N} draws every row the judge scored: a census, not a sample; "
+                "'localeval estimate' gives the labels' mean"]
+    if n < MIN_LABELS:
+        return [f"-n {n}: 'localeval estimate' needs at least {MIN_LABELS} labels for an "
+                f"interval, and {TRUSTED_LABELS} or more before you trust it "
+                "(docs/calibrated-estimates.md)"]
+    if n < TRUSTED_LABELS:
+        return [f"-n {n}: fewer than {TRUSTED_LABELS} labels; 'localeval estimate' will say "
+                "not to trust the interval yet (docs/calibrated-estimates.md)"]
+    return []
 
 
 def make_sheet(run: str | Path, out: str | Path, n: int, *, seed: int = 0, active: bool = False,
                metrics: list[str] | None = None, dataset: Any = None,
-               notes: list[str] | None = None) -> tuple[Draw, list[Path]]:
-    """Draw ``n`` rows of ``run`` and write the labelling sheet and its sidecar.
+               notes: list[str] | None = None, show_judge: bool = False
+               ) -> tuple[Draw, list[Path]]:
+    """Draw ``n`` rows of ``run`` and write the labelling sheet, its sidecar and, for a
+    blind sheet (the default; ``show_judge`` puts the judge's scores in it), the companion
+    of the judge's scores (``sheet.judge_path``).
 
     Rows the judge scored on none of ``metrics`` are left out of the draw (a
     label there has no judge score to correct); ``notes`` gets a line saying
-    how many. ``out`` is checked first (``sheet.check_sheet_target``): never an
-    input, a folder, or a sheet that already holds labels.
+    how many, and what a sheet of this size gives (a census; fewer labels than
+    an estimate needs). ``out`` is checked first (``sheet.check_sheet_target``):
+    never an input, a folder, or a sheet that already holds labels.
     """
     from localeval.errors import DataError
 
@@ -199,5 +244,9 @@ def make_sheet(run: str | Path, out: str | Path, n: int, *, seed: int = 0, activ
 
     samples = _samples(rs, dataset) or {sid: SimpleNamespace(question=q)
                                          for sid, q in rs.questions.items()}
-    header, rows = sheet_rows(d, chosen, samples, rs.scores, rs.details)
-    return d, list(write_sheet(out, header, rows, d, rs.source))
+    if notes is not None:
+        notes += _size_notes(d)
+    header, rows = sheet_rows(d, chosen, samples, rs.scores, rs.details,
+                              show_judge=show_judge)
+    judge = None if show_judge else judge_rows(d, chosen, rs.scores, rs.details)
+    return d, list(write_sheet(out, header, rows, d, rs.source, judge))

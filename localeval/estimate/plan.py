@@ -113,20 +113,46 @@ def plan_labels(judge: Sequence[float], labels: Sequence[float], labelled: Seque
     return out
 
 
+def _active_words(metric: str) -> str:
+    """Why an active draw is not planned: what the run would need to record."""
+    return (f"active draw: not planned: the run records no per-row uncertainty for {metric} "
+            "(rerun with --verdicts soft, for statement verdicts, aspect critics and "
+            "ratings alike, or with --repeats)")
+
+
 def plan_lines(result: Any, half_width: float) -> list[str]:
-    """One plain line per metric of an estimate's labels taken as a pilot."""
+    """One plain line per metric of an estimate's labels taken as a pilot.
+
+    A count "not reachable" names the draw it is not reachable with and why (these N
+    rows, however many of them are labelled); an active draw that reaches what a uniform
+    draw of the same rows cannot, or with fewer labels, says why it can."""
     out = []
     for m in result.metrics:
         a = m.arrays
         p = plan_labels(a["judge"], a["labels"], a["labelled"], half_width,
                         uncertainty=a["uncertainty"], level=result.level)
-        def say(k: int | None) -> str:
-            return "not reachable with these rows" if k is None else f"{k} labels"
+        N = p["rows"]
+
+        def say(k: int | None, how: str, N: int = N) -> str:
+            return f"not reachable {how} of these {N} rows" if k is None else f"{k} labels"
+
         line = (f"{m.metric}: for +/-{half_width:g} ({result.level:.0%}), labels only: "
-                f"{say(p['labels_only'])}; with the judge (uniform draw): {say(p['with_judge'])}")
+                f"{say(p['labels_only'], 'with labels alone on any number')}; with the "
+                f"judge and a uniform draw: {say(p['with_judge'], 'with a uniform draw')}")
         if any(u is not None for u in a["uncertainty"]):
-            line += f"; with the judge and an active draw: {say(p['active'])}"
+            line += (f"; with the judge and an active draw: "
+                     f"{say(p['active'], 'with an active draw')}")
+            uni, act = p["with_judge"], p["active"]
+            if act is not None and (uni is None or act < uni):
+                line += (f" (an active draw reaches it with {act} because it spends the "
+                         "labels on the rows where the judge says it is unsure and leans on "
+                         "the judge where it says it is sure; that holds only as far as the "
+                         "judge's stated uncertainty is honest: check its calibration before "
+                         "relying on it)")
         else:
-            line += "; active draw: the run records no uncertainty (use --verdicts soft or --repeats)"
-        out.append(line + f" (pilot: {p['pilot_labels']} labels of {p['rows']} rows)")
+            line += "; " + _active_words(m.metric)
+        if None in (p["labels_only"], p["with_judge"], p["active"]):
+            line += (f" ('not reachable': even labelling nearly all {N} rows that way leaves "
+                     f"the interval wider than +/-{half_width:g})")
+        out.append(line + f" (pilot: {p['pilot_labels']} labels of {N} rows)")
     return out

@@ -2,14 +2,21 @@
 
 UTF-8 with a byte-order mark (so Excel reads accents and CJK right), one row
 per drawn sample: id, question, contexts, answer, reference, then per metric
-the judge's score, its working and an empty ``label_<metric>`` column, then
-the row's inclusion probability and the draw's name. Cells a spreadsheet
+an empty ``label_<metric>`` column, then the row's inclusion probability and
+the draw's name. The sheet is blind: a labeller who sees the judge's score
+beside the empty cell tends to copy it (anchoring), and the labels would then
+measure the judge rather than the truth. The judge's score and working per
+metric go to a companion ``<sheet>.judge.csv`` (id, draw, ``judge_<metric>``,
+``working_<metric>``), to open once labelling is done; ``show_judge`` puts
+them in the sheet, beside the label columns, as earlier versions did (and
+writes no companion). Cells a spreadsheet
 would run as a formula (starting with = + - @, tab or carriage return), and
 cells starting with an apostrophe, get a leading apostrophe (OWASP's
 CSV-injection advice; ``results.spreadsheet_cell``), which ``results.unquote_cell``
 removes when the filled sheet is read back, so every id round-trips exactly. A
 sidecar ``<sheet>.draw.json`` records the whole draw (every row's inclusion
-probability, the seed).
+probability, the seed) and names the companion. Reading a filled sheet back
+needs neither: the estimate redraws the draw from the run.
 
 Before anything is drawn, ``check_sheet_target`` refuses an ``-o`` that would
 lose work: an input of the command (the run's files, the dataset), a folder,
@@ -32,8 +39,8 @@ from localeval.estimate.draw import Draw
 from localeval.results import atomic_file, make_output_folder, spreadsheet_cell
 from localeval.resultsets import ResultSet
 
-__all__ = ["sheet_rows", "write_sheet", "sidecar_path", "check_sheet_target", "draw_pool",
-           "LABEL_PREFIX", "PROB_COLUMN", "DRAW_COLUMN"]
+__all__ = ["sheet_rows", "judge_rows", "write_sheet", "sidecar_path", "judge_path",
+           "check_sheet_target", "draw_pool", "LABEL_PREFIX", "PROB_COLUMN", "DRAW_COLUMN"]
 
 LABEL_PREFIX = "label_"
 PROB_COLUMN = "inclusion_probability"
@@ -41,13 +48,30 @@ DRAW_COLUMN = "draw"
 _CONTEXT_SEP = "\n\n----\n\n"
 
 
-def sheet_rows(draw: Draw, metrics: Sequence[str], samples: dict[str, Any],
-               scores: dict[str, dict[str, Any]], details: dict[str, dict[str, Any]]
-               ) -> tuple[list[str], list[list[str]]]:
-    """(header, rows) of the sheet; ``samples`` maps id to its Sample (None when unknown)."""
-    header = ["id", "question", "contexts", "answer", "reference"]
+def _judge_cells(sid: str, metrics: Sequence[str], scores: dict[str, dict[str, Any]],
+                 details: dict[str, dict[str, Any]]) -> list[Any]:
+    row: list[Any] = []
     for m in metrics:
-        header += [f"judge_{m}", f"working_{m}"]
+        v = scores.get(sid, {}).get(m)
+        work = details.get(sid, {}).get(m)
+        row += ["" if v is None else f"{v:.6g}",
+                json.dumps(work, ensure_ascii=False) if work else ""]
+    return row
+
+
+def _judge_header(metrics: Sequence[str]) -> list[str]:
+    return [c for m in metrics for c in (f"judge_{m}", f"working_{m}")]
+
+
+def sheet_rows(draw: Draw, metrics: Sequence[str], samples: dict[str, Any],
+               scores: dict[str, dict[str, Any]], details: dict[str, dict[str, Any]], *,
+               show_judge: bool = False) -> tuple[list[str], list[list[str]]]:
+    """(header, rows) of the sheet; ``samples`` maps id to its Sample (None when unknown).
+
+    Blind unless ``show_judge``: no judge score or working (``judge_rows`` has them)."""
+    header = ["id", "question", "contexts", "answer", "reference"]
+    if show_judge:
+        header += _judge_header(metrics)
     header += [LABEL_PREFIX + m for m in metrics] + [PROB_COLUMN, DRAW_COLUMN]
     rows = []
     prob = {sid: float(p) for sid, p in zip(draw.ids, draw.prob)}
@@ -55,20 +79,32 @@ def sheet_rows(draw: Draw, metrics: Sequence[str], samples: dict[str, Any],
         s = samples.get(sid)
         row = [sid, getattr(s, "question", None), _CONTEXT_SEP.join(getattr(s, "contexts", None) or []),
                getattr(s, "answer", None), getattr(s, "reference", None)]
-        for m in metrics:
-            v = scores.get(sid, {}).get(m)
-            work = details.get(sid, {}).get(m)
-            row += ["" if v is None else f"{v:.6g}",
-                    json.dumps(work, ensure_ascii=False) if work else ""]
+        if show_judge:
+            row += _judge_cells(sid, metrics, scores, details)
         row += [""] * len(metrics)
         row += [repr(prob[sid]), draw.name]
         rows.append([spreadsheet_cell(c) for c in row])  # every cell is text here
     return header, rows
 
 
+def judge_rows(draw: Draw, metrics: Sequence[str], scores: dict[str, dict[str, Any]],
+               details: dict[str, dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
+    """(header, rows) of a blind sheet's companion: per drawn row (in the sheet's order) its
+    id, the draw, and per metric the judge's score and working."""
+    rows = [[spreadsheet_cell(c) for c in [sid, draw.name,
+                                           *_judge_cells(sid, metrics, scores, details)]]
+            for sid in draw.drawn_ids]
+    return ["id", DRAW_COLUMN, *_judge_header(metrics)], rows
+
+
 def sidecar_path(sheet: Path) -> Path:
     """``SHEET.draw.json`` beside the sheet."""
     return sheet.with_name(sheet.stem + ".draw.json")
+
+
+def judge_path(sheet: Path) -> Path:
+    """``SHEET.judge.csv`` beside a blind sheet: the judge's scores, kept out of the sheet."""
+    return sheet.with_name(sheet.stem + ".judge.csv")
 
 
 def draw_pool(run: ResultSet, metrics: Sequence[str]) -> tuple[list[str], int]:
@@ -115,11 +151,11 @@ def check_sheet_target(out: str | Path, inputs: Iterable[str | Path]) -> Path:
     of the command, an existing folder, or an existing sheet with a filled label cell; make
     its folder. An existing sheet with every label cell empty may be replaced."""
     p = Path(out)
-    side = sidecar_path(p)
-    for target in (p, side):
+    names = {p: "the sheet", sidecar_path(p): "the sheet's sidecar",
+             judge_path(p): "the sheet's companion of judge scores"}
+    for target, what in names.items():
         for src in inputs:
             if _same_file(target, Path(src)):
-                what = "the sheet" if target == p else "the sheet's sidecar"
                 raise UsageError(f"-o {p}: {what} would be written over {src}, an input of "
                                  "this command; choose another -o")
     if p.is_dir():
@@ -135,20 +171,31 @@ def check_sheet_target(out: str | Path, inputs: Iterable[str | Path]) -> Path:
     return p
 
 
-def write_sheet(path: str | Path, header: list[str], rows: list[list[str]], draw: Draw,
-                run: str) -> tuple[Path, Path]:
-    """Write the sheet and its sidecar, each through ``results.atomic_file`` (never half
-    written; a failure is an OutputError naming the file, exit 2)."""
-    out = Path(path)
+def _csv_text(header: list[str], rows: list[list[str]]) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\r\n")
     w.writerow(header)
     w.writerows(rows)
+    return "\ufeff" + buf.getvalue()
+
+
+def write_sheet(path: str | Path, header: list[str], rows: list[list[str]], draw: Draw,
+                run: str, judge: tuple[list[str], list[list[str]]] | None = None
+                ) -> tuple[Path, ...]:
+    """Write the sheet, its sidecar and (``judge``: the companion's header and rows, from
+    ``judge_rows``) a blind sheet's companion, each through ``results.atomic_file`` (never
+    half written; a failure is an OutputError naming the file, exit 2)."""
+    out = Path(path)
     side = sidecar_path(out)
-    record = {"run": run, "sheet": out.name, **draw.to_dict()}
+    record = {"run": run, "sheet": out.name,
+              "judge_scores": judge_path(out).name if judge is not None else None,
+              **draw.to_dict()}
     make_output_folder(out.parent)
-    for p, text in ((out, "\ufeff" + buf.getvalue()),
-                    (side, json.dumps(record, indent=2, ensure_ascii=False) + "\n")):
+    texts = [(out, _csv_text(header, rows)),
+             (side, json.dumps(record, indent=2, ensure_ascii=False) + "\n")]
+    if judge is not None:
+        texts.append((judge_path(out), _csv_text(*judge)))
+    for p, text in texts:
         with atomic_file(p, newline="") as f:
             f.write(text)
-    return out, side
+    return tuple(p for p, _ in texts)

@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from localeval.cache import Cache
+from localeval.cache import Cache, judge_label
 from localeval.errors import JudgeCallError
 from localeval.judge.base import Judge, JudgeReply, JudgeRequest, Usage, declared
 
@@ -64,6 +64,8 @@ class CachedJudge:
         self.cache = cache if cache is not None else Cache()
         self.fingerprint = judge.fingerprint
         self.name = judge.name
+        #: the cache entries' judge: one per fingerprint, however the file was named
+        self.label = judge_label(judge.name, judge.fingerprint)
 
     def key(self, request: JudgeRequest) -> str:
         return request_key(self.fingerprint, request)
@@ -81,10 +83,10 @@ class CachedJudge:
             if not e.usage.calls:  # the judge made no call (prompt too long...): still one asked
                 e.usage = Usage(calls=1)
             if e.decided:
-                self.cache.put_call(key, self.name, request.step,
+                self.cache.put_call(key, self.label, request.step,
                                     {"error": str(e), "decided": True})
             raise
-        self.cache.put_call(key, self.name, request.step, {
+        self.cache.put_call(key, self.label, request.step, {
             "output": reply.output.model_dump(mode="json"),
             "raw": reply.raw,
             "probs": reply.probs,

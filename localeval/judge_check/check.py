@@ -27,7 +27,7 @@ import dataclasses
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Sequence
 
-from localeval.cache import text_key
+from localeval.cache import judge_label, text_key
 from localeval.judge import Judge, Usage
 from localeval.judge_check.probes import probes_for, probes_version
 from localeval.metrics import Judging, Metric, parse_metrics, score_one
@@ -234,7 +234,8 @@ def run_judge_check(judge: Judge, metrics: Sequence[Metric | str], *, embedder: 
         mc.verdict = rate_verdict(mc.pass_rate)
         result.metrics[key] = mc
         if cache is not None:
-            cache.put_call(ckey, result.fingerprint, "judge_check", mc.to_dict())
+            cache.put_call(ckey, judge_label(result.judge, result.fingerprint), "judge_check",
+                           mc.to_dict())
     result.usage = ctx.usage.to_dict()
     result.copied_calls = int(getattr(ctx.usage, "copied_calls", 0))
     return result

@@ -1,6 +1,7 @@
 """BLEU, equal to sacrebleu's: sentence BLEU per sample and corpus BLEU.
 
-Numbers equal sacrebleu on English: its tokenizers and its ``compute_bleu``
+Numbers equal sacrebleu on English (except that a perfect match is exactly 1.0,
+where sacrebleu's arithmetic gives a few ulps above 100): its tokenizers and its ``compute_bleu``
 arithmetic (``weighted_bleu`` repeats that arithmetic for per-order weights,
 which sacrebleu lacks). n-gram counting runs vectorised over the whole
 dataset (``localeval.metrics.ngrams``), because the runner hands
@@ -155,7 +156,17 @@ class Bleu(Metric):
 
     def bleu_from_stats(self, correct: Sequence[float], total: Sequence[float], sys_len: int,
                         ref_len: int, *, effective_order: bool) -> float:
-        """BLEU on sacrebleu's 0-100 scale from one set of sufficient statistics."""
+        """BLEU on sacrebleu's 0-100 scale from one set of sufficient statistics.
+
+        At most 100: sacrebleu's exp(mean of logs) of precisions of 100 comes out a few
+        ulps above it (100.00000000000004 for identical texts), and a perfect match
+        must read 1.0 exactly (a gate at 1.0, ``== 1.0`` in a test).
+        """
+        return min(100.0, self._bleu(correct, total, sys_len, ref_len,
+                                     effective_order=effective_order))
+
+    def _bleu(self, correct: Sequence[float], total: Sequence[float], sys_len: int,
+              ref_len: int, *, effective_order: bool) -> float:
         if self._uniform():
             from sacrebleu.metrics.bleu import BLEU
 

@@ -14,16 +14,39 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar
 
+from localeval.errors import ModelError
 from localeval.metrics import Judging, Metric, Thresholded, get_metric
 from localeval.ragas.dataset import check_fields
 
-__all__ = ["RagasMetric", "MetricResult", "NO_MEANING_OFFLINE"]
+__all__ = ["RagasMetric", "MetricResult", "NO_MEANING_OFFLINE", "no_judge_error"]
 
 #: ragas constructor arguments accepted and ignored: retries of an unparseable reply
 #: (impossible under the grammar) and the output type (always a float here).
 NO_MEANING_OFFLINE = frozenset({"max_retries", "output_type"})
+
+
+def no_judge_error(judge_options: Any = None) -> ModelError:
+    """The one error of a ragas-style call that found no judge (exit 3 on the command line).
+
+    Found the way ``localeval run`` finds one: ``llm=``/``judge=``, ``configure(judge=...)``,
+    ``LOCALEVAL_JUDGE``, else the single ``*.gguf`` in the models folder
+    (``$LOCALEVAL_MODELS``, else ./models).
+    """
+    from localeval.catalog import models_dir_default
+
+    opts = dict(judge_options or {})
+    mdir = Path(opts["models_dir"]) if opts.get("models_dir") else models_dir_default()
+    found = sorted(mdir.glob("*.gguf")) if mdir.is_dir() else []
+    where = (f"{mdir}/ holds {len(found)} GGUF files, so none is picked: name one"
+             if len(found) > 1 else f"{mdir}/ holds no GGUF file" if mdir.is_dir()
+             else f"there is no {mdir}/ folder")
+    return ModelError("no judge model for the ragas metrics: pass llm= to evaluate() or to the "
+                      "metric (\"demo\", a GGUF path, a name in models/ or a server URL), set "
+                      "localeval.configure(judge=...) or LOCALEVAL_JUDGE, or put one GGUF file "
+                      f"in the models folder ({where})")
 
 
 @dataclass
@@ -112,9 +135,12 @@ class RagasMetric:
             store = open_cache(cfg.cache)
             judge = self.judge if self.judge is not None else cfg.judge
             embedder = self.embedder if self.embedder is not None else cfg.embedder
+            built = (build_judge(judge, store, dict(cfg.judge_options))
+                     if self.metric.uses_judge else None)
+            if self.metric.uses_judge and built is None and judge is not False:
+                raise no_judge_error(cfg.judge_options)
             self._ctx = Judging(
-                judge=build_judge(judge, store, dict(cfg.judge_options))
-                if self.metric.uses_judge else None,
+                judge=built,
                 embedder=build_embedder(embedder, store, cfg.device)
                 if self.metric.uses_embedder else None,
                 lang=cfg.lang, seed=cfg.seed, verdicts=cfg.verdicts,

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Sequence
 
-from localeval.ragas.base import RagasMetric
+from localeval.errors import NoJudge
+from localeval.ragas.base import RagasMetric, no_judge_error
 from localeval.ragas.dataset import EvaluationDataset
 
 __all__ = ["evaluate"]
@@ -52,4 +54,21 @@ def evaluate(dataset: Any, metrics: Sequence[Any] | None = None, llm: Any = None
     data = dataset.to_list() if isinstance(dataset, EvaluationDataset) else dataset
     opts = dict(kwargs)  # configure()'s settings: evaluate reads them itself
     opts.setdefault("progress", None if show_progress else False)
+    # ragas fails without an LLM; so does this: no judge found (argument, configure(),
+    # LOCALEVAL_JUDGE, the single GGUF in models/) while a judge metric runs is an error,
+    # raised before any sample is scored, not a result of NaN judge scores
+    told = opts.get("on_warning")
+    no_judge = str(NoJudge(opts.get("options_as", "python")))
+
+    def on_warning(msg: str) -> None:
+        if msg == no_judge:
+            from localeval.config import run_config
+
+            raise no_judge_error(run_config(judge_options=opts.get("judge_options")).judge_options)
+        if told is not None:
+            told(msg)
+        else:  # evaluate's own default, one frame further from the caller
+            warnings.warn(msg, stacklevel=5)
+
+    opts["on_warning"] = on_warning
     return _evaluate(data, specs or None, judge=judge, embedder=embedder, **opts)

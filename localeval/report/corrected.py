@@ -32,6 +32,14 @@ def _signed(e: IntervalEntry) -> str:
     return "—" if v is None else f"{v:+.3f}"
 
 
+def _worth(m: CorrectedMetric, unit: bool = True) -> str:
+    """What the judge's scores were worth in labels, or that the judge does not track them
+    (its scores do not correlate positively with the labels: they are worth nothing)."""
+    if m.get("judge_tracks_labels") is False:
+        return "none (the judge does not track the labels)"
+    return f"~{m['judge_worth_labels']:.0f}" + (" labels" if unit else "")
+
+
 def _section(summary: Mapping[str, Any]) -> CorrectedSection | None:
     """The summary's corrected section (``results.current_summary`` has brought one written
     by an earlier version to today's shape), or None."""
@@ -51,7 +59,7 @@ def corrected_rows(summary: Mapping[str, Any], key: str) -> list[tuple[str, str,
         return []
     c, lab = m["corrected"], m["labels_only"]
     note = (f"labels only {fmt(_value(lab), 3)} {_ci(lab)}; judge bias "
-            f"{_signed(m['judge_bias'])}; judge worth ~{m['judge_worth_labels']:.0f} labels")
+            f"{_signed(m['judge_bias'])}; judge worth {_worth(m)}")
     return [(f"{key} (corrected by labels)", fmt(_value(c)), _ci(c),
              f"{m['labelled']} / {m['rows']}", note)]
 
@@ -103,7 +111,7 @@ def corrected_view(summary: Mapping[str, Any]) -> dict[str, Any] | None:
             "labels": f"{fmt(_value(m['labels_only']), 3)} {_ci(m['labels_only'])}",
             "corrected": f"{fmt(_value(m['corrected']), 3)} {_ci(m['corrected'])}",
             "bias": f"{_signed(m['judge_bias'])} {_ci(m['judge_bias'])}",
-            "worth": f"{m['judge_worth_labels']:.0f}",
+            "worth": _worth(m, unit=False),
             "brier": None if cal.get("brier") is None else f"{cal['brier']:.3f}",
             "plot": reliability(cal) if cal.get("bins") else None})
     return {"labels": str(sec["labels"]), "draw": str(sec["draw"]),

@@ -15,6 +15,7 @@ from typing import Any, Mapping
 
 from localeval.report.corrected import corrected_note, corrected_rows
 from localeval.report.health import health_line
+from localeval.report.judged import CI_MARK, ci_note, judge_unfit, judged_keys
 from localeval.report.numbers import fmt, unscored_note
 from localeval.results import atomic_file
 
@@ -24,10 +25,16 @@ __all__ = ["summary_table", "summary_markdown", "write_markdown_report", "escape
 
 def _rows(summary: Mapping[str, Any]) -> list[tuple[str, str, str, str, str]]:
     rows = []
+    judged = judged_keys(summary)
+    unfit = judge_unfit(summary)
     for key, e in summary["metrics"].items():
         ci = e.get("ci95")
         ci_s = f"[{fmt(ci[0], 3)}, {fmt(ci[1], 3)}]" if ci else "-"
+        if ci and key in judged:
+            ci_s += CI_MARK  # the judge's own average: the note under the table says so
         name = key + (" (lower is better)" if e.get("lower_is_better") else "")
+        if unfit and key in judged:
+            name += f" ({unfit})"
         reasons = e.get("unscored_reasons") or {}
         top = next(iter(reasons), "")
         if len(top) > 40 and ":" in top:
@@ -117,8 +124,9 @@ def summary_table(summary: Mapping[str, Any]) -> Any:
     t.add_column("unscored", overflow="fold", max_width=60)
     for r in _rows(summary):
         t.add_row(*(Text(c) for c in r))
-    if corrected_note(summary):
-        t.caption = Text(corrected_note(summary))
+    captions = [c for c in (ci_note(summary), corrected_note(summary)) if c]
+    if captions:
+        t.caption = Text("\n".join(captions))
     warnings = (summary.get("judge_health") or {}).get("warnings") or []
     if not warnings:
         line = health_line(summary)
@@ -134,10 +142,13 @@ def summary_markdown(summary: Mapping[str, Any]) -> str:
     lines = ["| metric | mean | 95% CI | n | unscored |", "|---|---:|---:|---:|---|"]
     for name, mean, ci, n, unscored in _rows(summary):
         # the metric key (from -m) and the unscored reason (judge or server text) are data
-        cells = (escape_markdown(name), mean, ci, n, escape_markdown(unscored))
+        cells = (escape_markdown(name), mean, ci.replace(CI_MARK, "\\" + CI_MARK), n,
+                 escape_markdown(unscored))
         lines.append("| " + " | ".join(cells) + " |")
     u = summary.get("usage") or {}
     lines.append("")
+    if ci_note(summary):
+        lines += [escape_markdown(ci_note(summary)), ""]
     if corrected_note(summary):
         lines += [escape_markdown(corrected_note(summary)), ""]
     if u.get("calls"):

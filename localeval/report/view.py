@@ -23,6 +23,7 @@ from localeval.report.corrected import corrected_view
 from localeval.report.details import to_node
 from localeval.report.health import health_line
 from localeval.report.histogram import histogram, is_bounded, tone
+from localeval.report.judged import CI_MARK, ci_note, judge_unfit, judged_keys
 from localeval.report.numbers import excerpt, fmt, plain_number, unscored_note
 
 __all__ = ["build_view", "pick_samples", "WORST_K", "MAX_SAMPLES"]
@@ -153,6 +154,8 @@ def build_view(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
             else:
                 gaps[k].append((i, str(errors.get(k) or "unscored")))
 
+    judged = judged_keys(summary)
+    unfit = judge_unfit(summary)
     metrics_view: list[dict[str, Any]] = []
     ranked_idx: list[list[int]] = []  # per metric, record indices worst first
     linked: list[int] = []  # unscored records the worst-samples lists name
@@ -162,6 +165,8 @@ def build_view(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
         vals = [v for _, v in columns[k]]
         bounded = is_bounded(vals) or (not vals and e.get("mean") is not None
                                      and 0 <= e["mean"] <= 1)
+        # an unfit judge's 1.0 is not good news: its metrics get no good/bad colours
+        neutral = bool(unfit) and k in judged
         ci = e.get("ci95")
         # perfect scores are never "worst": a metric where all but two samples
         # score 1.0 lists those two, not three perfect ones besides
@@ -181,19 +186,22 @@ def build_view(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
             "lower_is_better": lib,
             "mean": fmt(e.get("mean")),
             "mean_short": fmt(e.get("mean"), 3),
-            "mean_tone": tone(e.get("mean"), bounded=bounded, lower_is_better=lib),
+            "mean_tone": _tone(e.get("mean"), bounded, lib, neutral),
             "ci": f"[{fmt(ci[0], 3)}, {fmt(ci[1], 3)}]" if ci else "–",
+            "ci_mark": CI_MARK if ci and k in judged else "",
+            "unfit": unfit if neutral else None,
             "n": e.get("n", len(vals)),
             "unscored": e.get("unscored", 0),
             "unscored_note": unscored_note(e),
             "reasons": [{"text": clip.text(str(t), "summary.json"), "count": c}
                         for t, c in reasons.items()],
             "extra": _extras(e),
-            "hist": histogram(vals, mean=e.get("mean"), ci=ci, lower_is_better=lib),
+            "hist": _neutral_bars(histogram(vals, mean=e.get("mean"), ci=ci,
+                                            lower_is_better=lib), neutral),
             "worst": [{
                 "index": i, "anchor": f"s-{i}", "id": str(records[i].get("id", i)),
                 "value": fmt(v, 3),
-                "tone": tone(v, bounded=bounded, lower_is_better=lib),
+                "tone": _tone(v, bounded, lib, neutral),
                 "question": _excerpt(_as_dict(paired[i]).get("question")),
             } for i, v in worst],
             "gaps": [{"index": i, "anchor": f"s-{i}", "id": str(records[i].get("id", i)),
@@ -201,6 +209,7 @@ def build_view(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
                      for i, reason in gap_list],
             "gaps_more": len(gaps[k]) - len(gap_list),
             "bounded": bounded,
+            "neutral": neutral,
         })
     mview = {m["key"]: m for m in metrics_view}
 
@@ -220,7 +229,7 @@ def build_view(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
             rows.append({
                 "key": k,
                 "value": fmt(v, 3) if v is not None else "–",
-                "tone": tone(v, bounded=m["bounded"], lower_is_better=m["lower_is_better"]),
+                "tone": _tone(v, m["bounded"], m["lower_is_better"], m["neutral"]),
                 "error": clip.text(errors.get(k), "results.jsonl") if v is None else None,
                 "working": clip.node(to_node(details[k], k), "results.jsonl")
                 if k in details and details[k] else None,
@@ -268,7 +277,38 @@ def build_view(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
         "interrupted": summary.get("interrupted"),
         "missing_samples": sum(1 for s in paired if not s),
         "corrected": corrected_view(summary),
+        "ci_note": ci_note(summary),
+        "subset": subset_words(sig.get("subset")),
     }
+
+
+def _tone(v: float | None, bounded: bool, lower_is_better: bool, neutral: bool) -> str:
+    """A score's colour; "plain" (neither good nor bad) for a judge that failed its check."""
+    if neutral and v is not None:
+        return "plain"
+    return tone(v, bounded=bounded, lower_is_better=lower_is_better)
+
+
+def _neutral_bars(h: Any, neutral: bool) -> Any:
+    if neutral:
+        for b in h.bars:
+            b["tone"] = "plain"
+    return h
+
+
+def subset_words(sub: Mapping[str, Any] | None) -> str:
+    """The run's ``--limit``/``--sample`` in words ("" for a run of every sample)."""
+    if not sub:
+        return ""
+    kept, total = sub.get("kept"), sub.get("of")
+    if "limit" in sub:
+        how = f"the first {kept if kept is not None else sub['limit']}"
+        opt = f"--limit {sub['limit']}"
+    else:
+        how = f"{kept if kept is not None else sub.get('sample')} drawn at random (seed {sub.get('seed')})"
+        opt = f"--sample {sub.get('sample')}"
+    return (f"Subset: these numbers cover {how} of the dataset's {total} samples ({opt}), "
+            "not the whole dataset.")
 
 
 def _extras(e: Mapping[str, Any]) -> list[str]:

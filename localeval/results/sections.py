@@ -39,6 +39,10 @@ class MetricEstimates(TypedDict):
     judge_bias: IntervalEntry
     judge_worth_labels: float
     unscored_rows_left_out: int
+    #: the judge's scores correlate positively with the labels on the labelled rows (when
+    #: not, ``judge_worth_labels`` is 0 and the outputs say the judge does not track them)
+    judge_tracks_labels: NotRequired[bool]
+    judge_label_correlation: NotRequired[float | None]
 
 
 class CorrectedMetric(MetricEstimates):

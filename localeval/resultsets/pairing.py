@@ -1,7 +1,7 @@
 """Which sample of the base run is which of the new run: :func:`pair_versions`.
 
 Two versions of a pipeline answer the same questions with *different*
-answers and contexts, so the content check of ``agreement.align`` (which
+answers and contexts, so the content check of ``alignment.align`` (which
 refuses a pair whose answer differs: it is built for two judges of the same
 answers) does not fit. Versions pair by id, else by question text; samples
 found in one run only are listed, never dropped, and a question that occurs

@@ -55,8 +55,9 @@ def from_localeval(rows: Sequence[tuple[int, dict[str, Any]]], src: str) -> Resu
 
 
 def add_summary_next_to(rs: ResultSet, results: Path) -> None:
-    """Fill ``rs.signature`` and ``rs.directions`` from the summary.json beside results.jsonl
-    (left empty when it is absent or unreadable: the scores are still the run's).
+    """Fill ``rs.signature``, ``rs.directions`` and ``rs.judge_fitness`` from the summary.json
+    beside results.jsonl (left empty when it is absent or unreadable: the scores are still
+    the run's).
 
     The run writes ``"lower_is_better": true`` in a metric's summary entry when it is and
     nothing when it is not, so a metric with an entry is recorded either way (a
@@ -74,6 +75,11 @@ def add_summary_next_to(rs: ResultSet, results: Path) -> None:
     if isinstance(metrics, dict):
         rs.directions = {k: v.get("lower_is_better") is True for k, v in metrics.items()
                          if isinstance(v, dict)}
+    from localeval.results import current_summary  # older spellings of the judge check
+
+    current = current_summary(summary)
+    rs.judge_fitness = {k: dict(current[k]) for k in ("judge_check", "judge_health")
+                        if isinstance(current.get(k), dict)}
 
 
 def _number(v: Any, src: str, n: int, col: str, unit: str) -> float | None:

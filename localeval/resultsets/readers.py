@@ -14,7 +14,7 @@ See docs/judging-the-judges.md. Ids: an ``id`` column (or ``sample_id`` /
 ``qid``; for deepeval ``additional_metadata.id`` or a test-case name other
 than deepeval's automatic ``test_case_N``) gives each sample its id;
 otherwise samples are numbered by row order ("1", "2", ... as localeval
-numbers a dataset without ids). :func:`localeval.agreement.alignment.align`
+numbers a dataset without ids). :func:`localeval.resultsets.alignment.align`
 decides which sample of one set is which of the other.
 """
 

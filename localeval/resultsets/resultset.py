@@ -168,6 +168,10 @@ class ResultSet(Mapping[str, dict[str, "float | None"]]):
     signature: dict[str, Any] = field(default_factory=dict)
     #: metric -> lower is better, as a localeval run's summary.json recorded it ({}: unknown)
     directions: dict[str, bool] = field(default_factory=dict)
+    #: a localeval run's judge fitness from its summary.json ({}: none recorded):
+    #: ``judge_check`` (the judge check's record, older spellings read) and
+    #: ``judge_health`` (the run's health findings), as the summary holds them
+    judge_fitness: dict[str, Any] = field(default_factory=dict)
     #: "row" or "line": what ``rows`` counts, for messages
     unit: str = "row"
     #: metric -> the column it was read from, where that differs (messages name the file's own)

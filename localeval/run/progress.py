@@ -7,8 +7,11 @@ own thread), so they change with every judge call, not with every sample. The
 ETA is computed from the work left (``WorkEta``): the model metrics each
 remaining sample needs, at the wall seconds per metric measured so far.
 
-rich draws on stderr only when stderr is a terminal; in CI logs and pipes
-the run stays quiet (``--quiet`` forces that).
+rich draws on stderr only when stderr is a terminal. In CI logs and pipes a
+plain line goes to stderr instead, at least every ``PLAIN_INTERVAL`` seconds
+(``localeval: evaluating 3/40 samples, 0:06:10 elapsed, eta 1:12:00 · calls ...``),
+so a CI job's "no output" timeout does not kill a run whose samples take minutes;
+``--quiet`` (``progress=False``) silences both.
 """
 
 from __future__ import annotations
@@ -16,13 +19,17 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from localeval.judge import Usage
 
-__all__ = ["RunProgress", "loading_stage", "model_label", "WorkEta"]
+__all__ = ["RunProgress", "loading_stage", "model_label", "WorkEta", "PLAIN_INTERVAL"]
+
+#: Seconds between two plain progress lines when stderr is not a terminal (a CI log).
+PLAIN_INTERVAL = 30.0
 
 
 def _tty(enabled: bool | None) -> bool:
@@ -123,9 +130,17 @@ class RunProgress:
 
     def __init__(self, total: int, *, enabled: bool | None = None,
                  description: str = "evaluating", usage: Usage | None = None,
-                 work: Sequence[int] | None = None) -> None:
+                 work: Sequence[int] | None = None, interval: float | None = None) -> None:
         self.enabled = _tty(enabled) and total > 0
+        # not a terminal and not switched off: plain lines every `interval` seconds
+        self.plain = enabled is None and not self.enabled and total > 0
+        self.interval = PLAIN_INTERVAL if interval is None else float(interval)
+        self.description = description
         self.total = total
+        self._t0 = time.perf_counter()
+        self._last_line = self._t0
+        self._stop = threading.Event()
+        self._ticker: threading.Thread | None = None
         self._usage = usage if usage is not None else Usage()
         self._live = usage is not None
         self._finished = 0
@@ -160,6 +175,30 @@ class RunProgress:
             )
             self._bar.start()
             self._task = self._bar.add_task(description, total=total)
+        elif self.plain:
+            self._ticker = threading.Thread(target=self._tick_loop, name="localeval-progress",
+                                            daemon=True)
+            self._ticker.start()
+
+    def plain_line(self, now: float | None = None) -> str:
+        """``localeval: evaluating 3/40 samples, 0:06:10 elapsed, eta ...`` (a CI log's line)."""
+        now = time.perf_counter() if now is None else now
+        return (f"localeval: {self.description} {self._finished}/{self.total} samples, "
+                f"{_clock(now - self._t0)} elapsed, {self.status_text()}")
+
+    def tick(self, now: float | None = None) -> bool:
+        """Print a plain line when ``interval`` seconds have passed since the last one."""
+        now = time.perf_counter() if now is None else now
+        if not self.plain or now - self._last_line < self.interval:
+            return False
+        self._last_line = now
+        print(self.plain_line(now), file=sys.stderr, flush=True)
+        return True
+
+    def _tick_loop(self) -> None:
+        step = min(max(self.interval / 4, 0.01), 1.0)
+        while not self._stop.wait(step):
+            self.tick()
 
     def status_text(self) -> str:
         """``eta 0:03:10 · calls 12 · cache 3 · 41 tok/s`` from the usage now."""
@@ -181,6 +220,10 @@ class RunProgress:
             self._bar.update(self._task, advance=advance)
 
     def close(self) -> None:
+        self._stop.set()
+        if self._ticker is not None:
+            self._ticker.join(timeout=5)
+            self._ticker = None
         if self._bar:
             self._bar.stop()
             self._bar = None

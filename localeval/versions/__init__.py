@@ -6,10 +6,13 @@ its texts; ``resultsets.pair_versions`` pairs the samples by id, else by questio
 or the paired randomization test below 100 pairs) and Holm's correction;
 ``reliability`` where simulation found the interval unreliable;
 ``corrected`` adds the difference corrected by labels of both versions
-(PPI++, through ``estimate``'s face); ``diff`` builds the
-:class:`VersionDiff`; ``signatures`` says whether one set-up scored both;
-``gate`` is ``--fail-if-worse`` (its margins parsed by ``metrics``'
-METRIC=VALUE parser); ``tables`` (terminal, Markdown), ``view`` and
+(PPI++, through ``estimate``'s face); ``changes`` holds one paired sample
+and counts the pairs unscored on either side; ``diff`` builds the
+:class:`VersionDiff`; ``signatures`` says whether one set-up scored both
+(only what the compared metrics use); ``fitness`` carries each side's judge
+check beside every judged verdict; ``gate`` is ``--fail-if-worse`` (its
+margins parsed by ``metrics``' METRIC=VALUE parser, unscored pairs allowed
+by ``report``'s ``--allow-unscored`` rule) and ``--fail-if-unfit-judge``; ``tables`` (terminal, Markdown), ``view`` and
 ``pages`` write the files.
 """
 
@@ -26,6 +29,8 @@ _WHERE = {
     "paired_difference": ".estimate",
     "parse_worse_gates": ".gate",
     "terminal_table": ".tables",
+    "unfit_judge_failures": ".gate",
+    "unscored_allowance": ".gate",
     "worse_failures": ".gate",
     "write_diff": ".pages",
 }

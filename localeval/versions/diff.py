@@ -10,6 +10,11 @@ With several
 metrics the verdicts use Holm-adjusted p-values; the raw intervals stay
 beside them.
 
+Each judged metric (the metric registry says which use a judge) carries the
+judge fitness of both sides (``fitness``): a caveat beside its verdict when
+either side's judge failed its judge check. Pairs unscored on either side are
+counted per metric (``unscored_text``) and shown, never dropped silently.
+
 A metric row holds a list of :class:`~localeval.versions.estimate.Difference`:
 the judge-only difference (``kind="judge"``) first, then, with labels for
 both versions, the label-corrected one (``kind="corrected"``, added by
@@ -23,6 +28,7 @@ from typing import Any, Mapping, Sequence
 
 from localeval.errors import DataError, UsageError
 from localeval.resultsets import Alignment, describe_pairing, pair_versions, pairing_dict
+from localeval.versions.changes import SampleChange, unscored_reasons, unscored_text
 from localeval.versions.estimate import (
     DEFAULT_RESAMPLES,
     EXACT_METHOD,
@@ -32,8 +38,15 @@ from localeval.versions.estimate import (
     holm,
     paired_difference,
 )
+from localeval.versions.fitness import (
+    SideFitness,
+    fitness_notes,
+    judge_caveat,
+    metric_models,
+    side_fitness,
+)
 from localeval.versions.load import Version, load_version
-from localeval.versions.signatures import signature_notes, signature_text
+from localeval.versions.signatures import same_setup_text, signature_notes, signature_text
 
 __all__ = ["SampleChange", "MetricDiff", "VersionDiff", "diff_runs", "lower_is_better",
            "SIGNIFICANCE", "UNCHANGED_TOL"]
@@ -68,27 +81,6 @@ def _direction(metric: str, v_base: Version, v_new: Version) -> tuple[bool, str 
 
 
 @dataclass
-class SampleChange:
-    """One paired sample on one metric: both scores, the change, and what kind it is."""
-
-    base_id: str
-    new_id: str
-    base: float | None
-    new: float | None
-    #: "scored" (both), "became_unscored", "became_scored" or "unscored" (neither)
-    status: str
-    #: new - base (None unless both are scored); ``gain`` is it signed so that > 0 is better
-    delta: float | None = None
-    gain: float | None = None
-    base_reason: str | None = None
-    new_reason: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in ("base_id", "new_id", "base", "new", "status",
-                                              "delta", "base_reason", "new_reason")}
-
-
-@dataclass
 class MetricDiff:
     """Everything the diff says about one metric."""
 
@@ -99,6 +91,10 @@ class MetricDiff:
     estimates: list[Difference] = field(default_factory=list)
     mean_base: float | None = None
     mean_new: float | None = None
+    #: the metric uses a judge (registry; True for a metric it does not know)
+    uses_judge: bool = True
+    #: beside the judge-only verdict: either side's judge failed its check ("" when not)
+    judge_caveat: str = ""
 
     def _ids(self, status: str) -> list[str]:
         return [s.new_id for s in self.samples if s.status == status]
@@ -122,7 +118,16 @@ class MetricDiff:
                 "unchanged": sum(1 for x in g if x is not None and abs(x) <= UNCHANGED_TOL),
                 "became_unscored": len(self._ids("became_unscored")),
                 "became_scored": len(self._ids("became_scored")),
-                "unscored_in_both": len(self._ids("unscored"))}
+                "unscored_in_both": len(self._ids("unscored")),
+                "unscored": len(self.samples) - len(self.scored), "pairs": len(self.samples)}
+
+    def unscored_reasons(self) -> dict[str, int]:
+        """"side: reason" -> count over the pairs unscored on either side, commonest first."""
+        return unscored_reasons(self.samples)
+
+    def unscored_text(self) -> str:
+        """``"7 of 12 paired samples unscored in base or new (new: reply did not parse: 7)"``."""
+        return unscored_text(self.samples)
 
     def newly_failing(self) -> list[str]:
         return [s.new_id for s in self.scored
@@ -191,9 +196,15 @@ class MetricDiff:
         return {
             "metric": self.metric, "lower_is_better": self.lower_is_better,
             "threshold": self.threshold, "mean_base": self.mean_base, "mean_new": self.mean_new,
+            "uses_judge": self.uses_judge, "judge_caveat": self.judge_caveat or None,
             "estimates": [{**e.to_dict(), "verdict": self.verdict(e),
-                           "sentence": self.sentence(e, tested)} for e in self.estimates],
-            "counts": self.counts(), "newly_failing": self.newly_failing(),
+                           "sentence": self.sentence(e, tested),
+                           "judge_caveat": self.judge_caveat if e.kind == "judge"
+                           and self.judge_caveat else None} for e in self.estimates],
+            "counts": self.counts(),
+            "unscored": {"pairs": self.counts()["unscored"], "of": len(self.samples),
+                         "reasons": self.unscored_reasons(), "text": self.unscored_text()},
+            "newly_failing": self.newly_failing(),
             "newly_passing": self.newly_passing(),
             "worst": [s.new_id for s in self.worst(10)],
             "samples": [s.to_dict() for s in self.samples],
@@ -218,6 +229,21 @@ class VersionDiff:
     labels: dict[str, Any] = field(default_factory=dict)
     #: runs that recorded opposite directions (lower / higher is better) for a metric
     direction_notes: list[str] = field(default_factory=list)
+    #: each side's judge fitness (its judge check and health, from its summary.json)
+    fitness: tuple[SideFitness, SideFitness] = (SideFitness("base"), SideFitness("new"))
+
+    @property
+    def judged(self) -> list[str]:
+        """The compared metrics that use a judge."""
+        return [m.metric for m in self.metrics if m.uses_judge]
+
+    def same_setup_text(self) -> str:
+        """"the same judge, prompts, ... scored both runs", naming what the metrics use."""
+        return same_setup_text(bool(self.judged), any(
+            metric_models(m.metric)[1] for m in self.metrics))
+
+    def fitness_notes(self) -> list[str]:
+        return fitness_notes(*self.fitness, self.judged)
 
     @property
     def tested(self) -> int:
@@ -240,6 +266,8 @@ class VersionDiff:
                     "signature": n.signature, "signature_line": signature_text(n.signature)},
             "pairing": {**pairing_dict(self.pairing), "text": self.pairing_text()},
             "same_setup": self.same_setup, "setup_notes": self.signature_notes,
+            "judge_fitness": {"base": self.fitness[0].to_dict(), "new": self.fitness[1].to_dict(),
+                              "judged_metrics": self.judged},
             "multiple_comparisons": {"metrics_tested": self.tested, "correction": "Holm",
                                      "p_values": "bootstrap test (twice the smaller tail at 0); "
                                                  f"below {SMALL_SAMPLE} pairs the paired "
@@ -318,10 +346,15 @@ def diff_runs(base: Any, new: Any, *, metrics: Sequence[str] | None = None,
         [(m, "only in new") for m in mn if m not in mb])
     limits = dict(thresholds or {})
     out, direction_notes = [], []
+    fitness = (side_fitness("base", b.judge_fitness), side_fitness("new", n.judge_fitness))
+    caveat = judge_caveat(*fitness)
+    models = {m: metric_models(m) for m in common}
     for m in common:
         lib, note = _direction(m, vb, vn)
         direction_notes += [note] if note else []
         md = _metric_diff(m, vb, vn, al.pairs, limits.get(m, threshold), lib)
+        md.uses_judge = models[m][0]
+        md.judge_caveat = caveat if md.uses_judge else ""
         sc = md.scored
         if sc:
             md.mean_base = sum(s.base for s in sc) / len(sc)  # type: ignore[misc]  # scored: both set
@@ -334,6 +367,8 @@ def diff_runs(base: Any, new: Any, *, metrics: Sequence[str] | None = None,
         out.append(md)
     for diff, p in zip(out, holm([md.judge.p for md in out])):
         diff.judge.p_holm = p
-    notes, same = signature_notes(b.signature, n.signature)
+    notes, same = signature_notes(b.signature, n.signature,
+                                  judged=any(j for j, _ in models.values()),
+                                  embedded=any(e for _, e in models.values()))
     return VersionDiff(vb, vn, al, out, skipped, notes, same, seed, n_resamples,
-                       direction_notes=direction_notes)
+                       direction_notes=direction_notes, fitness=fitness)

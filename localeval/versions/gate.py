@@ -10,6 +10,14 @@ since nothing shows it is not worse. The interval is the diff's own: the
 randomization interval below ``estimate.SMALL_SAMPLE`` pairs, the bootstrap
 above. Margins are finite numbers >= 0 (``metrics.ValueRule``): an infinite or
 NaN margin could never fail, so it is refused (exit 2).
+
+The difference is taken over the pairs scored in both versions, so a pair
+unscored on either side could hide the worst answer: as the run's gates do
+with unscored samples, the gate fails when a gated metric has unscored pairs,
+unless ``--allow-unscored`` allows that many (the run's option, parsed by
+``report.parse_allow_unscored``: ``2``, ``10%``, ``faithfulness=2``, ``all``).
+``--fail-if-unfit-judge`` (``fitness.unfit_judge_failure``) fails when either
+side's judge did not pass its judge check and a judged metric is compared.
 """
 
 from __future__ import annotations
@@ -19,7 +27,8 @@ from typing import Any, Mapping, Sequence
 from localeval.errors import UsageError
 from localeval.versions.diff import MetricDiff, VersionDiff
 
-__all__ = ["parse_worse_gates", "worse_failures", "check_margins", "margin_rule", "ALL"]
+__all__ = ["parse_worse_gates", "worse_failures", "check_margins", "margin_rule", "ALL",
+           "unscored_allowance", "unfit_judge_failures"]
 
 #: ``--fail-if-worse all=0.02``: the same margin for every compared metric.
 ALL = "all"
@@ -65,23 +74,64 @@ def check_margins(margins: Mapping[str, Any], option: str = "--fail-if-worse"
     return out
 
 
-def _failure(m: MetricDiff, margin: float) -> str | None:
+def _failure(m: MetricDiff, margin: float, allowance: Any) -> str | None:
     e = m.judge
+    c = m.counts()
+    gaps = f"; {m.unscored_text()}" if c["unscored"] else ""
+    judge = f"; {m.judge_caveat}" if m.judge_caveat else ""
     if e.ci is None or e.diff is None:
-        return f"{m.metric}: cannot show it is not worse: {e.reason}"
+        return f"{m.metric}: cannot show it is not worse: {e.reason}{gaps}{judge}"
     lo, hi = e.ci
     worse_by = (-hi, -lo) if not m.lower_is_better else (lo, hi)  # loss interval, > 0 is worse
     if worse_by[0] > margin:
         return (f"{m.metric}: new is worse by {-e.diff if not m.lower_is_better else e.diff:.3f} "
                 f"[{worse_by[0]:.3f}, {worse_by[1]:.3f}], beyond the allowed margin "
-                f"{margin:g}" + (f" ({e.caveat})" if e.caveat else ""))
+                f"{margin:g}" + (f" ({e.caveat})" if e.caveat else "") + gaps + judge)
+    if c["unscored"] and not allowance.allows(c["unscored"], c["pairs"]):
+        return (f"{m.metric}: not shown worse beyond the margin {margin:g} on the {e.n} pairs "
+                f"scored in both, but {m.unscored_text()}; allowed: {allowance}{judge}")
     return None
 
 
+def unscored_allowance(value: Any, metrics: Sequence[str], option: str = "--allow-unscored"
+                       ) -> Any:
+    """The unscored pairs each gated metric tolerates (``report.UnscoredPolicy``).
+
+    ``value``: ``--allow-unscored``'s list of texts (``["2", "faithfulness=10%"]``) or the
+    Python form of ``report.unscored_policy`` (a count, a share, ``"all"``, ``True``, a
+    mapping metric -> one of these). A metric it names must be one the diff compared.
+    """
+    from localeval.report import parse_allow_unscored, unscored_policy
+
+    if isinstance(value, (list, tuple)):
+        policy = parse_allow_unscored(value)
+    else:
+        policy = unscored_policy(value)
+    unknown = [k for k in policy.per_metric if k not in metrics]
+    if unknown:
+        raise UsageError(f"{option} names {', '.join(map(repr, unknown))}, not compared in "
+                         f"this diff (compared: {', '.join(metrics) or 'none'})")
+    return policy
+
+
+def unfit_judge_failures(diff: VersionDiff) -> list[str]:
+    """``--fail-if-unfit-judge``: one line when either side's judge did not pass its judge
+    check and a judged metric is compared (empty: passed)."""
+    from localeval.versions.fitness import unfit_judge_failure
+
+    line = unfit_judge_failure(*diff.fitness, diff.judged)
+    return [line] if line else []
+
+
 def worse_failures(diff: VersionDiff, margins: Mapping[str, float],
-                   option: str = "--fail-if-worse") -> list[str]:
-    """One line per metric of ``margins`` that got worse beyond its margin (empty: passed)."""
+                   option: str = "--fail-if-worse", allow_unscored: Any = None) -> list[str]:
+    """One line per metric of ``margins`` that got worse beyond its margin, cannot be shown
+    not worse, or has more pairs unscored on either side than ``allow_unscored`` allows
+    (see :func:`unscored_allowance`; default none). Empty: passed."""
     by_name = {m.metric: m for m in diff.metrics}
+    policy = unscored_allowance(allow_unscored, list(by_name),
+                                "allow_unscored" if option != "--fail-if-worse"
+                                else "--allow-unscored")
     todo = check_margins(margins, option)
     if ALL in todo:
         every = todo.pop(ALL)
@@ -90,4 +140,4 @@ def worse_failures(diff: VersionDiff, margins: Mapping[str, float],
     if unknown:
         raise UsageError(f"{option} names {', '.join(map(repr, unknown))}, not compared "
                          f"in this diff (compared: {', '.join(by_name) or 'none'})")
-    return [f for k, v in todo.items() if (f := _failure(by_name[k], v))]
+    return [f for k, v in todo.items() if (f := _failure(by_name[k], v, policy.of(k)))]

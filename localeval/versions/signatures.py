@@ -2,26 +2,50 @@
 
 A difference between two runs is the pipeline's only when the same judge,
 prompts, embedder and verdict mode scored both; otherwise part of it may be
-the judge's. localeval runs carry their signature in summary.json (read by
-``agreement``'s reader into ``ResultSet.signature``, written by
-``report.signature``); exports from other tools carry none, which is said too.
+the judge's. Only what the compared metrics use is compared: the judge, its
+prompts, verdict mode and repeats matter to judged metrics only, the embedder
+to embedding metrics only (a diff of BLEU and ROUGE says nothing of judges).
+localeval runs carry their signature in summary.json (read by ``resultsets``'
+reader into ``ResultSet.signature``, written by ``report.signature``); exports
+from other tools carry none, which is said too.
 """
 
 from __future__ import annotations
 
 from typing import Any, Mapping
 
-__all__ = ["signature_notes", "signature_text"]
+__all__ = ["signature_notes", "signature_text", "same_setup_text"]
 
-# (what, signature keys that identify it) in the order they are reported.
-_PARTS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("judge", ("judge", "judge_fingerprint")),
-    ("prompts", ("prompts_hash",)),
-    ("embedder", ("embedder", "embedder_fingerprint")),
-    ("verdict mode", ("verdicts",)),
-    ("repeats", ("repeats",)),
-    ("language", ("lang",)),
+# (what, signature keys that identify it, what uses it: "judge", "embedder" or "all"),
+# in the order they are reported.
+_PARTS: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("judge", ("judge", "judge_fingerprint"), "judge"),
+    ("prompts", ("prompts_hash",), "judge"),
+    ("embedder", ("embedder", "embedder_fingerprint"), "embedder"),
+    ("verdict mode", ("verdicts",), "judge"),
+    ("repeats", ("repeats",), "judge"),
+    ("language", ("lang",), "all"),
 )
+#: Parts named with a plural noun ("the prompts differ").
+_PLURAL = ("prompts", "repeats")
+
+
+def _relevant(judged: bool, embedded: bool) -> list[tuple[str, tuple[str, ...]]]:
+    uses = {"all"} | ({"judge"} if judged else set()) | ({"embedder"} if embedded else set())
+    return [(what, keys) for what, keys, used in _PARTS if used in uses]
+
+
+def _listed(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def same_setup_text(judged: bool = True, embedded: bool = True) -> str:
+    """The sentence for two runs scored the same way, naming only what the metrics use."""
+    parts = [w for w, _ in _relevant(judged, embedded) if w not in ("repeats", "language")]
+    if not parts:
+        return ("the same language settings scored both runs (no compared metric uses a "
+                "judge or an embedder)")
+    return f"the same {_listed(parts)} scored both runs"
 
 
 def signature_text(sig: Mapping[str, Any]) -> str:
@@ -47,23 +71,33 @@ def _prompt_names(a: Mapping[str, Any], b: Mapping[str, Any]) -> str:
 
 
 def signature_notes(base: Mapping[str, Any], new: Mapping[str, Any], base_name: str = "base",
-                    new_name: str = "new") -> tuple[list[str], bool]:
+                    new_name: str = "new", *, judged: bool = True, embedded: bool = True
+                    ) -> tuple[list[str], bool]:
     """(plain sentences, same): what differs between the two runs' scoring set-ups.
 
-    ``same`` is False when any part differs or a side records no signature
-    (then the reader cannot tell, and the page says so).
+    ``judged`` / ``embedded``: whether a compared metric uses a judge / an
+    embedder; a part no compared metric uses is not compared. ``same`` is
+    False when a compared part differs or a side records no signature (then
+    the reader cannot tell, and the page says so).
     """
+    relevant = _relevant(judged, embedded)
     missing = [n for n, s in ((base_name, base), (new_name, new)) if not s]
     if missing:
+        names = [w for w, _ in relevant if w in ("judge", "prompts", "embedder")]
+        what = f"the same {_listed(names)}" if names else "the same settings"
         return ([f"{' and '.join(missing)} record{'s' if len(missing) == 1 else ''} no "
                  "signature (not a localeval run, or summary.json is missing): cannot tell "
-                 "whether the same judge, prompts and embedder scored both runs"], False)
-    notes = []
-    for what, keys in _PARTS:
+                 f"whether {what} scored both runs"], False)
+    notes, differs = [], []
+    for what, keys in relevant:
         va, vb = _value(base, keys), _value(new, keys)
         if va != vb:
             extra = _prompt_names(base, new) if what == "prompts" else ""
-            notes.append(f"the {what} differs{extra}: {base_name} {va}, {new_name} {vb}")
+            verb = "differ" if what in _PLURAL else "differs"
+            notes.append(f"the {what} {verb}{extra}: {base_name} {va}, {new_name} {vb}")
+            differs.append(what)
     if notes:
-        notes.append("a difference below may be the judge's, not the pipeline's")
+        whose = (["the judge's"] if set(differs) - {"embedder", "language"} else []) + (
+            ["the embedder's"] if "embedder" in differs else []) or ["the set-up's"]
+        notes.append(f"a difference below may be {' or '.join(whose)}, not the pipeline's")
     return notes, not notes

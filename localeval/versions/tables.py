@@ -2,7 +2,11 @@
 
 Both show, per metric and per estimate (judge-only, then corrected by labels),
 the two means, the difference with its 95% interval, the Holm-adjusted p,
-the sample counts, and the plain sentence; then the pairing and set-up notes.
+the sample counts, the pairs unscored on either side, and the plain sentence
+with its caveats (few pairs; unscored pairs; for a judged metric, a judge that
+failed its judge check on either side); then the pairing and set-up notes.
+diff.md also names the samples that moved per metric by id, as diff.html
+does, and explains its notation.
 Names, ids and metric keys come from user files: rich gets ``Text`` (never
 markup) with every control character written as an escape (``errors.printable``:
 an id holding ``\x1b[2J`` shows as that text, it does not clear the terminal),
@@ -15,6 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from localeval.errors import printable
+from localeval.versions.changes import sample_name, unscored_why
 from localeval.versions.diff import MetricDiff, VersionDiff
 from localeval.versions.estimate import CI_METHOD, SMALL_SAMPLE, Difference
 
@@ -22,7 +27,23 @@ if TYPE_CHECKING:
     from rich.console import JustifyMethod
 
 __all__ = ["terminal_table", "to_markdown", "difference_text", "notes", "row_label",
-           "sentences", "method_note"]
+           "sentences", "method_note", "verdict_text", "caveats", "NOTATION"]
+
+#: What diff.md's notation means, said once under its table.
+NOTATION = (
+    "How to read this: `n` counts the pairs scored in both versions. `new − base [95% CI]` "
+    "is the mean of new's score minus base's over those pairs, then its 95% interval "
+    "[low, high]: a negative value means new scored lower (an improvement where lower is "
+    "better, such as noise_sensitivity). `p / Holm`: the p-value of no change, then "
+    "Holm-adjusted over the metrics tested. `better / worse / same`: pairs whose score "
+    "improved, got worse, or did not change; `unscored +a −b`: a pairs became unscored in "
+    "new, b became scored. `newly fail / pass @T`: samples that passed threshold T in base "
+    "and fail it in new, and the reverse. `unscored`: pairs unscored in base or new, of all "
+    "pairs, left out of the difference. In the sentences, \"better/worse by X [a, b]\" is "
+    "the size of the change and its interval, in the direction named. In the sample lists, "
+    "`0.750 → 0.250 (-0.500)` is base's score → new's score (new − base), `—` no score; a "
+    "sample is named by its id, or `base id / new id` when the runs were paired by question. "
+    "⚠ marks a caveat.")
 
 
 def _f(v: float | None, digits: int = 3) -> str:
@@ -68,6 +89,31 @@ def _judge_cells(m: MetricDiff, e: Difference) -> tuple[str, str, str, str]:
     return _f(m.mean_base), _f(m.mean_new), _moves(m), _crossings(m)
 
 
+def _unscored_cell(m: MetricDiff, e: Difference) -> str:
+    """Pairs unscored in base or new, of all paired samples (judge-only row)."""
+    if e.kind != "judge":
+        return "—"
+    c = m.counts()
+    return f"{c['unscored']} of {c['pairs']}"
+
+
+def verdict_text(m: MetricDiff, e: Difference) -> str:
+    """The verdict, marked "not evidence" beside a judged verdict whose judge failed."""
+    v = m.verdict(e)
+    return f"{v} ⚠ not evidence" if e.kind == "judge" and m.judge_caveat else v
+
+
+def caveats(m: MetricDiff, e: Difference) -> list[str]:
+    """What qualifies one estimate: few pairs, pairs left unscored, an unfit judge."""
+    out = [e.caveat] if e.caveat else []
+    if e.kind == "judge":
+        if m.counts()["unscored"]:
+            out.append(f"{m.unscored_text()}: not in the difference")
+        if m.judge_caveat:
+            out.append(m.judge_caveat)
+    return out
+
+
 def method_note(d: VersionDiff) -> str:
     """How the judge-only intervals and p-values were computed, for the rules this diff used."""
     judge = [m.judge for m in d.metrics if m.judge.ci is not None]
@@ -86,9 +132,9 @@ def method_note(d: VersionDiff) -> str:
             + ("; ".join(parts) or "no interval") + f"; {tested}")
 
 
-def sentences(d: VersionDiff) -> list[tuple[str, str]]:
-    """(sentence, caveat) per metric and estimate; the caveat is "" for most."""
-    return [(m.sentence(e, d.tested), e.caveat) for m in d.metrics for e in m.estimates]
+def sentences(d: VersionDiff) -> list[tuple[str, list[str]]]:
+    """(sentence, caveats) per metric and estimate; no caveat for most."""
+    return [(m.sentence(e, d.tested), caveats(m, e)) for m in d.metrics for e in m.estimates]
 
 
 def notes(d: VersionDiff) -> list[str]:
@@ -99,8 +145,8 @@ def notes(d: VersionDiff) -> list[str]:
         if ids:
             out.append(f"only in {side} ({len(ids)}): {', '.join(ids[:20])}"
                        + (" …" if len(ids) > 20 else ""))
-    out += (["the same judge, prompts, embedder and verdict mode scored both runs"]
-            if d.same_setup else d.signature_notes)
+    out += [d.same_setup_text()] if d.same_setup else d.signature_notes
+    out += d.fitness_notes()
     out += [f"not compared: {m} ({why})" for m, why in d.not_compared]
     out += d.direction_notes
     out.append(method_note(d))
@@ -123,20 +169,21 @@ def terminal_table(d: VersionDiff) -> Any:
 
     t = Table(title=txt(f"Diff: {d.new.results.name} (new) vs {d.base.results.name} (base)"))
     columns: tuple[tuple[str, JustifyMethod], ...] = (
-        ("metric", "left"), ("n", "right"), ("base", "right"), ("new", "right"),
+        ("metric", "left"), ("n", "right"), ("unscored", "right"), ("base", "right"),
+        ("new", "right"),
         ("new − base [95% CI]", "right"), ("p / Holm", "right"),
         ("better / worse / same", "right"), ("newly fail / pass", "right"), ("verdict", "left"))
     for col, just in columns:
         t.add_column(col, justify=just)
     for m in d.metrics:
         for e in m.estimates:
-            t.add_row(txt(row_label(m, e)), str(e.n), *_judge_cells(m, e)[:2],
-                      difference_text(e), _p(e), *_judge_cells(m, e)[2:], m.verdict(e))
+            t.add_row(txt(row_label(m, e)), str(e.n), _unscored_cell(m, e),
+                      *_judge_cells(m, e)[:2], difference_text(e), _p(e),
+                      *_judge_cells(m, e)[2:], verdict_text(m, e))
     lines: list[Text] = []
-    for sentence, caveat in sentences(d):
+    for sentence, cavs in sentences(d):
         lines.append(txt(sentence))
-        if caveat:
-            lines.append(txt(f"  ⚠ {caveat}", style="yellow"))
+        lines += [txt(f"  ⚠ {c}", style="yellow") for c in cavs]
     lines += [Text("")] + [txt(f"· {x}", style="dim") for x in notes(d)]
     return Group(t, *lines)
 
@@ -150,27 +197,61 @@ def to_markdown(d: VersionDiff) -> str:
 
     b, n = d.base.results.name, d.new.results.name
     lines = [f"## Diff: {esc(n)} (new) vs {esc(b)} (base)", "",
-             "| metric | n | base | new | new − base [95% CI] | p / Holm | better / worse / same "
-             "| newly fail / pass | verdict |", "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+             "| metric | n | unscored | base | new | new − base [95% CI] | p / Holm "
+             "| better / worse / same | newly fail / pass | verdict |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for m in d.metrics:
         for e in m.estimates:
             base, new, moves, cross = _judge_cells(m, e)
-            lines.append(f"| {esc(row_label(m, e))} | {e.n} | {base} | {new} | "
-                         f"{difference_text(e)} | {_p(e)} | {moves} | {cross} | "
-                         f"{m.verdict(e)} |")
-    lines.append("")
-    for sentence, caveat in sentences(d):
+            lines.append(f"| {esc(row_label(m, e))} | {e.n} | {_unscored_cell(m, e)} | {base} "
+                         f"| {new} | {difference_text(e)} | {_p(e)} | {moves} | {cross} | "
+                         f"{verdict_text(m, e)} |")
+    lines += ["", NOTATION, ""]
+    for sentence, cavs in sentences(d):
         lines.append(f"- {esc(sentence)}")
-        if caveat:
-            lines.append(f"  - ⚠ {esc(caveat)}")
+        lines += [f"  - ⚠ {esc(c)}" for c in cavs]
     lines.append("")
     for m in d.metrics:
-        worst = m.worst(10)
-        if worst:
-            lines.append(f"### {esc(m.metric)}: worse in new ({len(m.worst())})")
-            lines += [f"- {esc(s.new_id)}: {_f(s.base)} → {_f(s.new)}"
-                      + (f" (unscored: {esc(s.new_reason or 'no value')})"
-                         if s.status == "became_unscored" else "") for s in worst]
-            lines.append("")
+        lines += _samples_md(m, esc)
     lines += ["### Notes", ""] + [f"- {esc(x)}" for x in notes(d)]
     return "\n".join(lines) + "\n"
+
+
+#: Ids named per list in diff.md (diff.json lists every one).
+MD_IDS = 50
+
+
+def _code(x: Any) -> str:
+    from localeval.report import code_span
+
+    return code_span(printable(x))
+
+
+def _listed(items: list[str]) -> str:
+    """Rendered items, at most MD_IDS, then how many more."""
+    more = f" … and {len(items) - MD_IDS} more (all in diff.json)" if len(items) > MD_IDS else ""
+    return (", ".join(items[:MD_IDS]) or "—") + more
+
+
+def _samples_md(m: MetricDiff, esc: Any) -> list[str]:
+    """One metric's samples by id: those that moved most, newly failing or passing, unscored."""
+    moved = m.changed_most()
+    unscored = [s for s in m.samples if s.status != "scored"]
+    fail, ok = m.newly_failing(), m.newly_passing()
+    if not (moved or unscored or fail or ok):
+        return []
+    out = [f"### {esc(m.metric)}: samples", ""]
+    if fail or ok:
+        out.append(f"- newly failing at {m.threshold:g} ({len(fail)}): "
+                   f"{_listed([_code(x) for x in fail])}; newly passing ({len(ok)}): "
+                   f"{_listed([_code(x) for x in ok])}")
+    if unscored:
+        out.append(f"- unscored in base or new ({len(unscored)} of {len(m.samples)}): "
+                   + _listed([f"{_code(sample_name(s))} ({esc(unscored_why(s))})" for s in unscored]))
+    if moved:
+        out.append(f"- changed most ({min(len(moved), 10)} of {len(moved)}):")
+        for s in moved[:10]:
+            delta = "" if s.delta is None else f" ({s.delta:+.3f})"
+            out.append(f"  - {_code(sample_name(s))}: {_f(s.base)} → {_f(s.new)}{delta}"
+                       + (f", unscored ({esc(unscored_why(s))})" if s.status != "scored" else ""))
+    return out + [""]

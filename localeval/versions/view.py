@@ -21,6 +21,7 @@ import re
 from typing import Any
 
 from localeval.types import Sample
+from localeval.versions.changes import sample_name, unscored_why
 from localeval.versions.diff import MetricDiff, SampleChange, VersionDiff
 from localeval.versions.tables import difference_text, notes
 
@@ -100,7 +101,7 @@ def _changed(d: VersionDiff, m: MetricDiff, c: SampleChange, k: int) -> dict[str
          or (sn.question if sn else "") or "")
     kind = ("became unscored" if c.status == "became_unscored" else "became scored"
             if c.status == "became_scored" else "better" if (c.gain or 0) > 0 else "worse")
-    return {"id": c.new_id if c.base_id == c.new_id else f"{c.base_id} / {c.new_id}",
+    return {"id": sample_name(c),
             "anchor": _anchor("s", m.metric, str(k), c.base_id), "question": q, "kind": kind,
             "tone": "good" if kind in ("better", "became scored") else "bad",
             "delta": "—" if c.delta is None else f"{c.delta:+.3f}",
@@ -153,7 +154,9 @@ def _metric(d: VersionDiff, m: MetricDiff) -> dict[str, Any]:
              "sentence": m.sentence(e, d.tested),
              "p": "—" if e.p is None else f"{e.p:.3f}",
              "p_holm": "—" if e.p_holm is None else f"{e.p_holm:.3f}",
-             "reason": e.reason, "caveat": e.caveat} for e in m.estimates]
+             "reason": e.reason, "caveat": e.caveat,
+             "judge_caveat": m.judge_caveat if e.kind == "judge" else ""}
+            for e in m.estimates]
     return {"key": m.metric, "anchor": _anchor("m", m.metric), "lower_is_better":
             m.lower_is_better, "mean_base": _f(m.mean_base), "mean_new": _f(m.mean_new),
             "estimates": ests, "counts": c, "threshold": f"{m.threshold:g}",
@@ -161,6 +164,10 @@ def _metric(d: VersionDiff, m: MetricDiff) -> dict[str, Any]:
             "newly_passing": _capped(m.newly_passing()),
             "became_unscored": _capped([{"id": s.new_id, "reason": s.new_reason or "no value"}
                                         for s in m.became_unscored()]),
+            "unscored": {"count": c["unscored"], "pairs": c["pairs"], "text": m.unscored_text(),
+                         "ids": _capped([{"id": sample_name(s), "reason": unscored_why(s)}
+                                         for s in m.samples if s.status != "scored"])},
+            "uses_judge": m.uses_judge, "judge_caveat": m.judge_caveat,
             "compared": m.judge.ci is not None, "plot": plot,
             "plotted": len(shown), "scored": len(sc),
             "hist": _delta_hist(m) if sc else None,
@@ -179,12 +186,15 @@ def diff_view(d: VersionDiff) -> dict[str, Any]:
         "base": b.name, "new": n.name, "base_source": b.source, "new_source": n.source,
         "base_sig": signature_text(b.signature), "new_sig": signature_text(n.signature),
         "same_setup": d.same_setup, "setup_notes": d.signature_notes,
+        "same_setup_text": d.same_setup_text()[:1].upper() + d.same_setup_text()[1:] + ".",
+        "judge_caveat": next((m.judge_caveat for m in d.metrics if m.judge_caveat), ""),
+        "judged": d.judged, "fitness_notes": d.fitness_notes(),
         "setup_unknown": not (b.signature and n.signature),
         "pairing": d.pairing_text(), "pairs": len(d.pairing.pairs),
         "only_base": _capped(list(d.pairing.only_a)), "only_new": _capped(list(d.pairing.only_b)),
         "capped": any(len(m.scored) > MAX_PLOTTED for m in d.metrics) or any(
             x["more"] for mv in metrics for x in (mv["newly_failing"], mv["newly_passing"],
-                                                  mv["became_unscored"]))
+                                                  mv["became_unscored"], mv["unscored"]["ids"]))
         or max(len(d.pairing.only_a), len(d.pairing.only_b)) > MAX_IDS,
         "max_plotted": MAX_PLOTTED, "max_ids": MAX_IDS,
         "metrics": metrics, "not_compared": [{"key": k, "reason": r} for k, r in d.not_compared]

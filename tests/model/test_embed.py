@@ -330,7 +330,7 @@ def test_language_warning(st):
     msg = warn_if_language_mismatch(emb, ja)
     assert msg is not None
     assert "Japanese" in msg and "English-only" in msg
-    for alt in ("intfloat/multilingual-e5-base", "multilingual-e5-small", "BAAI/bge-m3",
+    for alt in ("intfloat/multilingual-e5-base", "BAAI/bge-m3",
                 "models/multilingual-e5-base/", "--embedder"):
         assert alt in msg
     assert "Chinese" in warn_if_language_mismatch(emb, ["北京是中国的首都。"])

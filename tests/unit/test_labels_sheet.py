@@ -1,5 +1,6 @@
 """``localeval label-sheet``: never over an input or over labels, output faults as one message
-(exit 2, no ``.tmp``), the draw among scored rows, ``-n`` explained, and Ctrl-C's message."""
+(exit 2, no ``.tmp``), the draw among scored rows, ``-n`` explained (``-n N``: a census), and
+Ctrl-C's message."""
 
 from __future__ import annotations
 
@@ -120,12 +121,13 @@ def test_a_full_disk_is_one_message_naming_the_file(tmp_path: Path, capsys, monk
 
 
 # -- what is drawn -------------------------------------------------------------------------------
-def test_n_must_be_below_the_row_count_and_the_message_says_why(tmp_path: Path,
-                                                                 capsys) -> None:
+def test_n_must_be_at_most_the_row_count_and_the_message_says_why(tmp_path: Path,
+                                                                   capsys) -> None:
     run = _run(tmp_path, 12)
-    _refused(capsys, ["label-sheet", str(run), "-n", "12", "-o", str(tmp_path / "s.csv")],
-             "between 1 and 11", "12 rows", "random draw of some", "label every row")
-    assert main(["label-sheet", str(run), "-n", "11", "-o", str(tmp_path / "s.csv")]) == 0
+    _refused(capsys, ["label-sheet", str(run), "-n", "13", "-o", str(tmp_path / "s.csv")],
+             "between 1 and 12", "12 rows", "more rows than there are", "every one",
+             "census")
+    assert main(["label-sheet", str(run), "-n", "12", "-o", str(tmp_path / "s.csv")]) == 0
 
 
 def test_rows_the_judge_never_scored_are_not_drawn(tmp_path: Path, capsys) -> None:
@@ -137,8 +139,8 @@ def test_rows_the_judge_never_scored_are_not_drawn(tmp_path: Path, capsys) -> No
     assert "left out 3 of 12 rows" in err
     side = json.loads((tmp_path / "s.draw.json").read_text(encoding="utf-8"))
     assert side["rows"] == 9 and not {f"q{i}" for i in unscored} & set(side["drawn"])
-    _refused(capsys, ["label-sheet", str(run), "-n", "9", "-o", str(tmp_path / "t.csv")],
-             "between 1 and 8", "the judge scored", "3 rows")
+    _refused(capsys, ["label-sheet", str(run), "-n", "10", "-o", str(tmp_path / "t.csv")],
+             "between 1 and 9", "the judge scored", "3 rows")
 
 
 def test_a_sheet_drawn_among_scored_rows_estimates(tmp_path: Path, capsys) -> None:

@@ -225,7 +225,8 @@ def test_summary_markdown_keeps_plain_names_readable():
                                            "unscored": 0, "lower_is_better": True}},
          "signature_line": "judge:tiny@abc|seed:0"}
     md = summary_markdown(s)
-    assert "| noise_sensitivity (lower is better) | 0.2500 | [0.100, 0.400] | 4 | 0 |" in md
+    # the judged metric's interval is marked: the judge's own average (the note under the table)
+    assert "| noise_sensitivity (lower is better) | 0.2500 | [0.100, 0.400]\\* | 4 | 0 |" in md
     assert md.endswith("`judge:tiny@abc|seed:0`\n")
 
 

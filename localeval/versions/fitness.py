@@ -1,0 +1,145 @@
+"""Was each version scored by a judge that passed its judge check? Said beside every judged verdict.
+
+A localeval run records its judge check (``judge_check``: the judge's result
+on known-answer probe pairs) and its judge health in summary.json; the reader
+keeps both in ``ResultSet.judge_fitness``. A difference of judged scores is
+only as good as the judges behind them: when either side's judge failed its
+check (verdict doubtful or unfit), or its check could not run, each judged
+metric's verdict carries a plain caveat ("the judge failed its check on
+base: this difference is not evidence"), on the terminal, in diff.md,
+diff.html and diff.json. Metrics that use no judge (text, retrieval and
+embedding metrics: the metric registry says which) never carry one.
+
+``--fail-if-unfit-judge`` (``unfit_judge_failure``) fails the diff as it
+fails a run (``report.judge_fit_failure``): only a "fit" verdict passes, on
+both sides, when a judged metric is compared; a side that records no judge
+check (judge check off, an export from another tool) shows nothing and fails
+it too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+__all__ = ["SideFitness", "side_fitness", "metric_models", "judge_caveat",
+           "unfit_judge_failure", "fitness_notes", "FAILED"]
+
+#: Judge check verdicts of a judge that failed its check.
+FAILED = ("unfit", "doubtful")
+
+
+@dataclass(frozen=True)
+class SideFitness:
+    """One version's judge fitness, as its run recorded it."""
+
+    side: str
+    #: the judge check's verdict ("fit", "doubtful", "unfit", "error", "skipped",
+    #: "unchecked"), None when the run records no judge check
+    verdict: str | None = None
+    #: the judge check's own line ("judge check: UNFIT: ..."), "" when none
+    line: str = ""
+    #: the run's judge health warnings
+    warnings: tuple[str, ...] = ()
+    #: the summary sections as read (``judge_check``, ``judge_health``)
+    record: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def failed(self) -> bool:
+        """The judge failed its check: its scores are not evidence."""
+        return self.verdict in FAILED
+
+    @property
+    def could_not_run(self) -> bool:
+        return self.verdict == "error"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"judge_check": self.verdict, "line": self.line, "failed": self.failed,
+                "health_warnings": list(self.warnings)}
+
+
+def side_fitness(side: str, fitness: Mapping[str, Any]) -> SideFitness:
+    """``ResultSet.judge_fitness`` of one side as a :class:`SideFitness`."""
+    check = fitness.get("judge_check")
+    check = check if isinstance(check, Mapping) else {}
+    health = fitness.get("judge_health")
+    health = health if isinstance(health, Mapping) else {}
+    verdict = check.get("verdict")
+    verdict = str(verdict) if verdict is not None else None
+    line = str(check.get("line") or (f"judge check: {verdict}" if verdict else ""))
+    warnings = tuple(str(w) for w in health.get("warnings") or ())
+    return SideFitness(side, verdict, line, warnings, dict(fitness))
+
+
+def metric_models(metric: str) -> tuple[bool, bool]:
+    """(uses a judge, uses an embedder) for a metric key, from the metric registry.
+
+    A key the registry cannot build (a metrics-file criterion, another tool's
+    metric) is taken to use both: its caveats and set-up notes are kept.
+    """
+    from localeval.errors import LocalevalError
+    from localeval.metrics import parse_metrics, registry
+
+    cls = registry().get(metric.split("@")[0].split(":")[0])
+    if cls is None:
+        return True, True
+    try:
+        m: Any = parse_metrics([metric])[0]  # with its parameters (weights=1,0: no embedder)
+    except (LocalevalError, ValueError, TypeError):
+        m = cls
+    return bool(getattr(m, "uses_judge", False)), bool(getattr(m, "uses_embedder", False))
+
+
+def _sides(names: Sequence[str]) -> str:
+    return " and ".join(names)
+
+
+def judge_caveat(base: SideFitness, new: SideFitness) -> str:
+    """The caveat of a judged metric's verdict ("" when both judges passed or were not checked)."""
+    failed = [f"{s.side} ({s.verdict})" for s in (base, new) if s.failed]
+    broken = [s.side for s in (base, new) if s.could_not_run]
+    parts = []
+    if failed:
+        parts.append(f"the judge failed its judge check on {_sides(failed)}")
+    if broken:
+        parts.append(f"the judge check could not run on {_sides(broken)}")
+    if not parts:
+        return ""
+    return "; ".join(parts) + ": this difference is not evidence"
+
+
+def fitness_notes(base: SideFitness, new: SideFitness, judged: Sequence[str]) -> list[str]:
+    """Each side's judge check line and health warnings, when a judged metric is compared."""
+    if not judged:
+        return []
+    out = []
+    for s in (base, new):
+        out.append(f"{s.side}: {s.line}" if s.line else
+                   f"{s.side}: no judge check recorded (nothing shows its judge can do the task)")
+        out += [f"{s.side}: judge health: {w}" for w in s.warnings]
+    return out
+
+
+def unfit_judge_failure(base: SideFitness, new: SideFitness, judged: Sequence[str]
+                        ) -> str | None:
+    """Why ``--fail-if-unfit-judge`` fails this diff (one line), or None.
+
+    The run's rule on each side (``report.judge_fit_failure``): only "fit"
+    passes; it applies only when a judged metric is compared.
+    """
+    if not judged:
+        return None
+    from localeval.report import judge_fit_failure
+
+    why = []
+    for s in (base, new):
+        if s.verdict is None:
+            why.append(f"{s.side} records no judge check: nothing shows its judge can do the "
+                       "task; --fail-if-unfit-judge needs a judge that passed the judge check")
+            continue
+        failure = judge_fit_failure({"judge_check": s.record.get("judge_check") or {}})
+        if failure:
+            why.append(f"{s.side}: {failure}")
+    if not why:
+        return None
+    return "; ".join(why) + f" (judged metrics compared: {', '.join(judged)})"
