@@ -9,8 +9,9 @@ ragas or deepeval export, through ``read_localeval``, ``read_ragas``,
 ``read_deepeval`` and the table readers of ``tables``), ``label_table`` (the
 one reader of label tables and sheet cells, which ``validate`` and
 ``estimate`` view in their own ways), ``alignment`` (two judges of the same
-samples: by id, then by content) and ``pairing`` (two versions of a pipeline:
-by id, then by question).
+samples: by id, then by content), ``pairing`` (two versions of a pipeline:
+by id, then by question) and ``fitness`` (whether a set's judge passed its judge
+check, and the plain caveat beside its judged numbers when it did not).
 """
 
 from localeval.lazy import lazy_face
@@ -19,21 +20,28 @@ _WHERE = {
     "Alignment": ".alignment",
     "BINARY_COLUMNS": ".label_table",
     "HUMAN_PREFIX": ".label_table",
+    "FAILED": ".fitness",
     "ID_COLUMNS": ".tables",
+    "SideFitness": ".fitness",
     "LabelTable": ".label_table",
     "ResultSet": ".resultset",
     "align": ".alignment",
     "canonical_metric_name": ".resultset",
     "check_score": ".resultset",
     "describe_pairing": ".pairing",
+    "fitness_notes": ".fitness",
+    "judge_caveat": ".fitness",
     "label_metric_name": ".label_table",
     "label_number": ".label_table",
     "load_result_set": ".readers",
+    "metric_models": ".fitness",
     "pair_versions": ".pairing",
     "pairing_dict": ".pairing",
     "read_label_table": ".label_table",
     "read_table": ".tables",
     "row_id": ".tables",
+    "side_fitness": ".fitness",
+    "unfit_judge_failure": ".fitness",
 }
 
 __all__ = sorted(_WHERE)

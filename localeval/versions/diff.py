@@ -27,7 +27,17 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from localeval.errors import DataError, UsageError
-from localeval.resultsets import Alignment, describe_pairing, pair_versions, pairing_dict
+from localeval.resultsets import (
+    Alignment,
+    SideFitness,
+    describe_pairing,
+    fitness_notes,
+    judge_caveat,
+    metric_models,
+    pair_versions,
+    pairing_dict,
+    side_fitness,
+)
 from localeval.versions.changes import SampleChange, unscored_reasons, unscored_text
 from localeval.versions.estimate import (
     DEFAULT_RESAMPLES,
@@ -37,13 +47,6 @@ from localeval.versions.estimate import (
     Difference,
     holm,
     paired_difference,
-)
-from localeval.versions.fitness import (
-    SideFitness,
-    fitness_notes,
-    judge_caveat,
-    metric_models,
-    side_fitness,
 )
 from localeval.versions.load import Version, load_version
 from localeval.versions.signatures import same_setup_text, signature_notes, signature_text

@@ -117,7 +117,7 @@ def unscored_allowance(value: Any, metrics: Sequence[str], option: str = "--allo
 def unfit_judge_failures(diff: VersionDiff) -> list[str]:
     """``--fail-if-unfit-judge``: one line when either side's judge did not pass its judge
     check and a judged metric is compared (empty: passed)."""
-    from localeval.versions.fitness import unfit_judge_failure
+    from localeval.resultsets import unfit_judge_failure
 
     line = unfit_judge_failure(*diff.fitness, diff.judged)
     return [line] if line else []
