@@ -26,9 +26,21 @@ from localeval.agreement.statistics import (
     paired_stats,
 )
 from localeval.errors import DataError, UsageError
-from localeval.resultsets import Alignment, ResultSet, align
+from localeval.resultsets import (
+    Alignment,
+    ResultSet,
+    SideFitness,
+    agreement_caveat,
+    align,
+    metric_models,
+    side_fitness,
+    side_notes,
+)
 
-__all__ = ["MetricAgreement", "Comparison", "compare"]
+__all__ = ["MetricAgreement", "Comparison", "compare", "NOT_EVIDENCE"]
+
+#: The mark beside a judged metric whose judge (on either side) failed its judge check.
+NOT_EVIDENCE = "⚠ not evidence (judge check)"
 
 
 @dataclass
@@ -50,6 +62,10 @@ class MetricAgreement:
     ids: list[str] = field(default_factory=list, repr=False)
     #: B's id of each pair (``ids`` holds A's)
     b_ids: list[str] = field(default_factory=list, repr=False)
+    #: the metric is scored by a judge (on either side; the metric registry says which)
+    uses_judge: bool = False
+    #: beside a judged metric whose judge (on either side) failed its judge check
+    judge_caveat: str = ""
 
     @property
     def label(self) -> str:
@@ -62,6 +78,7 @@ class MetricAgreement:
             "mean_a": self.mean_a, "mean_b": self.mean_b,
             "stats": {k: v.to_dict() for k, v in self.stats.items()},
             "confusion": self.confusion, "rating_levels": self.levels,
+            "uses_judge": self.uses_judge, "judge_caveat": self.judge_caveat or None,
         }
         if values:
             d["pairs"] = [{"id": i, **({"id_b": j} if j != i else {}), "a": a, "b": b}
@@ -90,6 +107,8 @@ class Comparison:
     #: the two sets compared (questions, working, reasons: for the page's disagreements)
     a_set: ResultSet | None = field(default=None, repr=False, compare=False)
     b_set: ResultSet | None = field(default=None, repr=False, compare=False)
+    #: each side's judge fitness (its judge check and health, from its summary.json)
+    fitness: tuple[SideFitness, SideFitness] = (SideFitness("A"), SideFitness("B"))
 
     def __getitem__(self, metric: str) -> MetricAgreement:
         for m in self.metrics:
@@ -107,7 +126,22 @@ class Comparison:
                          "statistic's own method (its 'method')",
             "metrics": {m.label: m.to_dict(values) for m in self.metrics},
             "metrics_only_in_a": self.only_in_a, "metrics_only_in_b": self.only_in_b,
+            "judge_fitness": {"A": self.fitness[0].to_dict(), "B": self.fitness[1].to_dict(),
+                              "judged_metrics": self.judged, "notes": self.fitness_notes()},
         }
+
+    @property
+    def judged(self) -> list[str]:
+        """The compared metrics a judge scored."""
+        return [m.label for m in self.metrics if m.uses_judge]
+
+    def fitness_notes(self) -> list[str]:
+        """Each side's judge check in words, and each judged metric's caveat (when a judge
+        failed its check): nothing when no judged metric is compared."""
+        if not self.judged:
+            return []
+        return side_notes(self.fitness) + [f"{m.label}: ⚠ {m.judge_caveat}"
+                                           for m in self.metrics if m.judge_caveat]
 
     def notes(self) -> list[str]:
         """Sources, pairing, CI methods and why any value is missing: what the numbers rest on."""
@@ -120,6 +154,7 @@ class Comparison:
                  f"verdicts: pass when score >= {self.threshold:g}; 95% CIs from "
                  f"{self.n_boot} paired bootstrap resamples (seed {self.seed}), percentile",
                  ci_methods_note()]
+        notes[1:1] = self.fitness_notes()
         if self.only_in_a:
             notes.append("metrics only in A: " + ", ".join(self.only_in_a))
         if self.only_in_b:
@@ -160,6 +195,9 @@ class Comparison:
                              for m in self.metrics])
         t.add_row("confusion\n(A fail/pass ×\nB fail/pass)",
                   *[_confusion_text(m.confusion) for m in self.metrics])
+        if any(m.judge_caveat for m in self.metrics):
+            t.add_row("judge check", *[NOT_EVIDENCE if m.judge_caveat else ""
+                                       for m in self.metrics])
         return t
 
     def to_markdown(self) -> str:
@@ -178,9 +216,12 @@ class Comparison:
                  "| " + " | ".join(head) + " |",
                  "|---|" + "---:|" * (len(head) - 1)]
         for m in self.metrics:
-            cells = [esc(m.label), str(m.n), _f(m.mean_a), _f(m.mean_b)] + [
+            label = esc(m.label) + (" " + NOT_EVIDENCE if m.judge_caveat else "")
+            cells = [label, str(m.n), _f(m.mean_a), _f(m.mean_b)] + [
                 m.stats[k].text(3) if k in m.stats else "—" for k in STAT_LABELS]
             lines.append("| " + " | ".join(cells) + " |")  # the label is escaped, | included
+        if self.judged:
+            lines += ["", "Judge fitness:", ""] + [f"- {esc(n)}" for n in self.fitness_notes()]
         lines += ["", f"Confusion matrices at threshold {self.threshold:g} "
                       "(rows A, columns B; fail / pass):", ""]
         for m in self.metrics:
@@ -188,7 +229,8 @@ class Comparison:
                 (ff, fp), (pf, pp) = m.confusion
                 lines.append(f"- **{esc(m.label)}**: A fail → B fail {ff}, B pass {fp}; "
                              f"A pass → B fail {pf}, B pass {pp}")
-        lines += ["", "Notes:", ""] + [f"- {esc(n)}" for n in self.notes()]
+        said = set(self.fitness_notes())  # under the table already
+        lines += ["", "Notes:", ""] + [f"- {esc(n)}" for n in self.notes() if n not in said]
         return "\n".join(lines) + "\n"
 
     def scatter_svgs(self) -> dict[str, str]:
@@ -271,6 +313,8 @@ def compare(a: ResultSet, b: ResultSet, *, metrics: Sequence[str] | Mapping[str,
     al = align(a, b, how=align_by)
     chosen, only_a, only_b = _metric_pairs(a, b, metrics, pairs)
     rows: list[MetricAgreement] = []
+    fitness = (side_fitness("A", a.judge_fitness), side_fitness("B", b.judge_fitness))
+    caveat = agreement_caveat(*fitness)
     for ma, mb in chosen:
         xs, ys, ids, b_ids = [], [], [], []
         un_a = un_b = 0
@@ -289,5 +333,7 @@ def compare(a: ResultSet, b: ResultSet, *, metrics: Sequence[str] | Mapping[str,
             ma, mb, len(xs), un_a, un_b,
             float(np.mean(xs)) if xs else None, float(np.mean(ys)) if ys else None,
             stats, extra["confusion"], extra["levels"], xs, ys, ids, b_ids))
+        judged = metric_models(ma)[0] or metric_models(mb)[0]
+        rows[-1].uses_judge, rows[-1].judge_caveat = judged, caveat if judged else ""
     return Comparison(a.name, b.name, a.source, b.source, al, threshold, n_boot, seed, rows,
-                      only_a, only_b, dict(a.signature), dict(b.signature), a, b)
+                      only_a, only_b, dict(a.signature), dict(b.signature), a, b, fitness)

@@ -116,6 +116,7 @@ def comparison_view(cmp: Comparison) -> dict[str, Any]:
             "stats": _stat_cells(m), "matrix": _matrix(m, cmp.threshold),
             "disagree": rows, "disagree_total": total,
             "disagree_more": max(0, total - len(rows)),
+            "judge_caveat": m.judge_caveat,
         })
     return {
         "a": cmp.a_name, "b": cmp.b_name, "a_source": cmp.a_source, "b_source": cmp.b_source,
@@ -126,4 +127,6 @@ def comparison_view(cmp: Comparison) -> dict[str, Any]:
                        for k, lab in STAT_LABELS.items()],
         "metrics": metrics,
         "notes": cmp.notes(), "far_apart": f"{FAR_APART:g}",
+        "judged": cmp.judged, "fitness_notes": cmp.fitness_notes(),
+        "judge_caveat": next((m.judge_caveat for m in cmp.metrics if m.judge_caveat), ""),
     }

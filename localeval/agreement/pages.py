@@ -23,6 +23,7 @@ from localeval.agreement.comparison_view import comparison_view
 from localeval.agreement.scatter import name_slug
 from localeval.agreement.validation import HUMAN_HEAD, SEP_HEAD, Validation
 from localeval.results import dumps_strict
+from localeval.resultsets import validation_caveat
 
 __all__ = ["write_comparison", "comparison_html", "write_validation", "validation_html",
            "scatter_file_names"]
@@ -112,8 +113,11 @@ def validation_html(v: Validation) -> str:
                        "rows": v.human_rows(" ")})
     view = {"name": v.result_name, "labels": v.labels_source,
             "threshold": f"{v.threshold:g}", "sentences": v.sentences(),
-            "matrices": [{"metric": x.metric, **x.matrix()} for x in v.verdicts],
-            "tables": tables, "notes": v.notes()}
+            "matrices": [{"metric": x.metric, "caveat": bool(v.judge_caveat(x.metric)),
+                          **x.matrix()} for x in v.verdicts],
+            "tables": tables, "notes": v.notes(),
+            "judge_caveat": validation_caveat(v.fitness) if v.judged else "",
+            "judged": v.judged, "fitness_notes": v.fitness_notes()}
     return env.get_template("validation.html.j2").render(
         v=view, css=Markup(css), css_hash=_csp_hash(css))
 

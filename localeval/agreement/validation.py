@@ -36,7 +36,17 @@ from localeval.agreement.statistics import (
 )
 from localeval.agreement.verdicts import Verdicts, count_verdicts
 from localeval.errors import DataError, UsageError
-from localeval.resultsets import Alignment, ResultSet, align, load_result_set
+from localeval.resultsets import (
+    Alignment,
+    ResultSet,
+    SideFitness,
+    align,
+    load_result_set,
+    metric_models,
+    side_fitness,
+    side_notes,
+    validation_caveat,
+)
 
 __all__ = ["Validation", "validate", "STAT_NAMES", "SEP_HEAD", "HUMAN_HEAD"]
 
@@ -65,14 +75,31 @@ class Validation:
     threshold: float = 0.5
     #: per metric: the judge's pass/fail verdicts against the labels (what is said first)
     verdicts: list[Verdicts] = field(default_factory=list)
+    #: the run's judge fitness (its judge check and health, from its summary.json)
+    fitness: SideFitness = field(default_factory=lambda: SideFitness("the run"))
+    #: the validated metrics a judge scored (the metric registry says which)
+    judged: list[str] = field(default_factory=list)
+
+    def judge_caveat(self, metric: str) -> str:
+        """Beside a judged metric when the run's judge failed its judge check, else ""."""
+        return validation_caveat(self.fitness) if metric in self.judged else ""
+
+    def fitness_notes(self) -> list[str]:
+        """The run's judge check in words (when a judged metric is validated)."""
+        return side_notes([self.fitness]) if self.judged else []
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
             "result": {"name": self.result_name, "source": self.result_source},
             "labels": self.labels_source, "alignment": self.alignment.to_dict(),
             "n_boot": self.n_boot, "seed": self.seed, "threshold": self.threshold,
-            "summary": [v.sentence() for v in self.verdicts],
-            "verdicts": {v.metric: v.to_dict() for v in self.verdicts},
+            "summary": self.sentences(),
+            "verdicts": {v.metric: {**v.to_dict(),
+                                    "judge_caveat": self.judge_caveat(v.metric) or None}
+                         for v in self.verdicts},
+            "judge_fitness": {**self.fitness.to_dict(), "judged_metrics": self.judged,
+                              "caveat": validation_caveat(self.fitness) if self.judged
+                              else None},
         }
         if self.separation:
             d["separation"] = {s.metric: s.to_dict() for s in self.separation}
@@ -82,8 +109,10 @@ class Validation:
         return d
 
     def sentences(self) -> list[str]:
-        """One plain sentence per metric: how often the judge's verdict is the labels'."""
-        return [v.sentence() for v in self.verdicts]
+        """One plain sentence per metric: how often the judge's verdict is the labels'
+        (with the caveat of a judge that failed its judge check, on a judged metric)."""
+        return [v.sentence() + (f" ⚠ {c}." if (c := self.judge_caveat(v.metric)) else "")
+                for v in self.verdicts]
 
     def notes(self) -> list[str]:
         al = self.alignment
@@ -94,6 +123,7 @@ class Validation:
                  f"paired by {al.rule}: {len(al.pairs)} matched, {len(al.only_a)} results "
                  f"without a label row, {len(al.only_b)} label rows without a result"
                  + (f" ({al.note})" if al.note else "")]
+        notes += self.fitness_notes()
         if self.separation:
             notes.append("OK: score == 1, NG: score == 0, Partial: in between; AUC: chance "
                          "that a positive outscores a negative (ties count 1/2)")
@@ -225,7 +255,8 @@ def validate(result: ResultSet | str | Path, labels: Labels | str | Path, *,
         if m not in rs.metrics:
             raise UsageError(f"metric {m!r} is not in {rs.source}; it has: "
                              + ", ".join(rs.metrics))
-    out = Validation(rs.name, rs.source, lab.source, al, n_boot, seed, threshold=threshold)
+    out = Validation(rs.name, rs.source, lab.source, al, n_boot, seed, threshold=threshold,
+                     fitness=side_fitness(rs.name, rs.judge_fitness))
     if lab.binary:
         out.unlabelled = sum(1 for _, lid in al.pairs if lid not in lab.binary)
         for m in chosen:
@@ -282,6 +313,9 @@ def validate(result: ResultSet | str | Path, labels: Labels | str | Path, *,
         out.human.append(HumanAgreement(m, len(js), un,
                                         float(np.mean(js)) if js else None,
                                         float(np.mean(hs)) if hs else None, stats, pw, npairs))
+    shown = dict.fromkeys([v.metric for v in out.verdicts] + [s.metric for s in out.separation]
+                          + [h.metric for h in out.human])
+    out.judged = [m for m in shown if metric_models(m)[0]]
     return out
 
 

@@ -37,7 +37,15 @@ from localeval.estimate.ppi import (
 from localeval.estimate.sheet import draw_pool
 from localeval.estimate.uncertainty import run_uncertainty
 from localeval.results import MetricEstimates
-from localeval.resultsets import ResultSet, align, load_result_set
+from localeval.resultsets import (
+    ResultSet,
+    SideFitness,
+    align,
+    estimate_note,
+    load_result_set,
+    metric_models,
+    side_fitness,
+)
 
 __all__ = ["MetricEstimate", "EstimateResult", "CheckedLabels", "estimate", "check_labels",
            "check_spread", "few_label_notes", "judge_correlation", "MIN_LABELS",
@@ -95,6 +103,16 @@ class EstimateResult:
     notes: list[str] = field(default_factory=list)
     #: how the corrected intervals were computed, in words
     method: str = ""
+    #: the run's judge fitness (its judge check, from the run's summary.json)
+    fitness: SideFitness = field(default_factory=lambda: SideFitness("run"))
+    #: the estimated metrics a judge scored (the metric registry says which)
+    judged: list[str] = field(default_factory=list)
+
+    @property
+    def judge_failed(self) -> bool:
+        """A judged metric is estimated and the run's judge failed (or could not run) its
+        judge check: its judge-only means are not evidence."""
+        return bool(self.judged) and (self.fitness.failed or self.fitness.could_not_run)
 
 
 def _redraw(lab: LabelSet, run: ResultSet, ids: list[str], metrics: Sequence[str],
@@ -283,7 +301,11 @@ def estimate(run: str | Path | ResultSet, labels: str | Path | LabelSet, *,
         name = c.draw.name + (" (every row: a census)" if c.census else "")
     else:
         name = "census (every row)" if c.census else "uniform (as stated)"
-    out = EstimateResult(c.run.source, c.labels.source, name, c.alignment, level=level)
+    out = EstimateResult(c.run.source, c.labels.source, name, c.alignment, level=level,
+                         fitness=side_fitness("run", c.run.judge_fitness),
+                         judged=[m for m in c.metrics if metric_models(m)[0]])
+    if out.judge_failed:
+        out.notes.append(estimate_note(out.fitness))
     if c.census and c.draw is None:
         out.notes.append("every row of the run is labelled (a census, not a draw): the "
                          "corrected mean is the labels' mean")

@@ -33,13 +33,18 @@ def run_corrections(run: str | Path | ResultSet | Iterable[Mapping[str, Any]],
                     labels: str | Path, *, random_draw: bool = False,
                     scale: tuple[float, float] | None = None,
                     metrics: Sequence[str] | None = None,
-                    reference: bool = False, source: str = "results.jsonl") -> CorrectedSection:
+                    reference: bool = False, source: str = "results.jsonl",
+                    judge_check: Mapping[str, Any] | None = None) -> CorrectedSection:
     """The ``corrected`` section of a run's summary.json (DataError / UsageError on bad labels).
 
     ``run``: a run folder or results file (read as ``localeval estimate`` reads
     it), a ``ResultSet``, or the run's records (``results.jsonl`` lines, e.g.
     ``results.ResultLines``) while the run is writing its folder: read once,
     named ``source`` in messages; summary.json need not exist yet.
+    ``judge_check``: the run's judge check record (``summary["judge_check"]``), for
+    records, which carry none (a run folder's is read from its summary.json): when
+    the judge failed it, the notes say its judge-only means are not evidence and
+    the corrected means stay valid.
 
     Per labelled metric: the judge-only, labels-only and corrected means with
     their intervals, the judge's bias and worth in labels (as ``estimate.json``
@@ -54,6 +59,10 @@ def run_corrections(run: str | Path | ResultSet | Iterable[Mapping[str, Any]],
         rs = load_result_set(run)
     else:
         rs = records_result_set(run, source)
+    if judge_check is not None:
+        from dataclasses import replace
+
+        rs = replace(rs, judge_fitness={**rs.judge_fitness, "judge_check": dict(judge_check)})
     r = estimate(rs, labels, metrics=metrics, random_draw=random_draw, scale=scale,
                  reference=reference)
     out: CorrectedSection = {"labels": r.labels, "draw": r.draw, "level": r.level,

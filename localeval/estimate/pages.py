@@ -37,6 +37,8 @@ __all__ = ["render_estimate", "estimate_markdown", "estimate_dict", "write_estim
 
 JUDGE_WARNING = ("the judge-only mean estimates the judge, not the truth: it carries the "
                  "judge's bias, and its interval only covers the judge's own average")
+#: Beside a judge-only mean when the run's judge failed its judge check (a note says more).
+NOT_EVIDENCE = "⚠ not evidence (judge check)"
 
 
 def _fmt(e: Estimate, interval: bool = True) -> str:
@@ -65,10 +67,18 @@ def _worth_cell(m: Any) -> str:
     return f"~{m.worth:.0f} labels" if m.tracks else NO_WORTH
 
 
+def _judge_only(r: EstimateResult, m: Any) -> str:
+    """The judge-only mean, marked when the run's judge failed its judge check."""
+    return _fmt(m.judge, False) + (f" {NOT_EVIDENCE}" if r.judge_failed
+                                   and m.metric in r.judged else "")
+
+
 def estimate_dict(r: EstimateResult) -> dict[str, Any]:
     return {"run": r.run, "labels": r.labels, "draw": r.draw, "level": r.level,
             "interval": r.method,
             "alignment": r.alignment, "judge_only_warning": JUDGE_WARNING,
+            "judge_check": {**r.fitness.to_dict(), "judged_metrics": r.judged,
+                            "judge_only_not_evidence": r.judge_failed},
             "metrics": [m.to_dict() for m in r.metrics], "notes": r.notes}
 
 
@@ -82,7 +92,7 @@ def estimate_markdown(r: EstimateResult) -> str:
              f"corrected ({pct}) | labelled / rows | judge bias on labelled rows |",
              "|---|---|---|---|---|---|"]
     for m in r.metrics:
-        lines.append(f"| {esc(m.metric)} | {_fmt(m.judge, False)} | {_fmt(m.labels)} | "
+        lines.append(f"| {esc(m.metric)} | {_judge_only(r, m)} | {_fmt(m.labels)} | "
                      f"{_fmt(m.corrected)} | {m.n_labelled} / {m.n_rows} | {m.bias.mean:+.3f} "
                      f"[{m.bias.low:+.3f}, {m.bias.high:+.3f}] |")
     lines += ["", f"\\* {JUDGE_WARNING}.", ""]
@@ -103,7 +113,7 @@ def render_estimate(r: EstimateResult) -> Any:
               "judge bias", "judge worth"):
         t.add_column(c)
     for m in r.metrics:
-        t.add_row(escape(m.metric), _fmt(m.judge, False), _fmt(m.labels), _fmt(m.corrected),
+        t.add_row(escape(m.metric), _judge_only(r, m), _fmt(m.labels), _fmt(m.corrected),
                   f"{m.n_labelled}/{m.n_rows}", f"{m.bias.mean:+.3f}", _worth_cell(m))
     return t
 

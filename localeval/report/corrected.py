@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from localeval.report.judged import judge_unfit
 from localeval.report.numbers import fmt
 from localeval.results import CORRECTED, CorrectedMetric, CorrectedSection, IntervalEntry
 
@@ -64,12 +65,28 @@ def corrected_rows(summary: Mapping[str, Any], key: str) -> list[tuple[str, str,
              f"{m['labelled']} / {m['rows']}", note)]
 
 
+def unfit_judge_note(summary: Mapping[str, Any]) -> str:
+    """With labels, on a run whose judge failed its judge check: the corrected means stay
+    valid, the judge-only means are not evidence ("" otherwise, or when the section's notes
+    already say so: ``localeval estimate`` writes that note itself)."""
+    sec = _section(summary)
+    marker = judge_unfit(summary)
+    if not sec or marker is None or any("judge check" in n for n in sec.get("notes", [])):
+        return ""
+    what = ("the judge check could not run" if marker == "judge check error"
+            else f"the judge failed its judge check ({marker})")
+    return (f"{what}: its judge-only means are not evidence of quality; the labels correct "
+            "the judge's bias, so the corrected means and their intervals stay valid")
+
+
 def corrected_note(summary: Mapping[str, Any]) -> str:
     """One line under the table: where the labels came from, and what the judge-only mean is."""
     sec = _section(summary)
     if not sec:
         return ""
-    notes = "".join(f" Note: {n}." for n in sec.get("notes", []))
+    unfit = unfit_judge_note(summary)
+    notes = "".join(f" Note: {n}." for n in ([unfit] if unfit else []) + list(
+        sec.get("notes", [])))
     return (f"Corrected by labels: {sec['labels']} (draw: {sec['draw']}), 95% intervals: "
             f"{sec.get('interval') or 'PPI++'}; "
             f"{sec['judge_only_warning']}.{notes}")
@@ -114,5 +131,7 @@ def corrected_view(summary: Mapping[str, Any]) -> dict[str, Any] | None:
             "worth": _worth(m, unit=False),
             "brier": None if cal.get("brier") is None else f"{cal['brier']:.3f}",
             "plot": reliability(cal) if cal.get("bins") else None})
+    unfit = unfit_judge_note(summary)
     return {"labels": str(sec["labels"]), "draw": str(sec["draw"]),
-            "warning": str(sec["judge_only_warning"]), "metrics": rows}
+            "warning": str(sec["judge_only_warning"]) + (f"; {unfit}" if unfit else ""),
+            "metrics": rows}

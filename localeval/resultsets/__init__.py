@@ -25,10 +25,13 @@ _WHERE = {
     "SideFitness": ".fitness",
     "LabelTable": ".label_table",
     "ResultSet": ".resultset",
+    "agreement_caveat": ".fitness",
     "align": ".alignment",
     "canonical_metric_name": ".resultset",
     "check_score": ".resultset",
     "describe_pairing": ".pairing",
+    "estimate_note": ".fitness",
+    "failure_text": ".fitness",
     "fitness_notes": ".fitness",
     "judge_caveat": ".fitness",
     "label_metric_name": ".label_table",
@@ -41,7 +44,9 @@ _WHERE = {
     "read_table": ".tables",
     "row_id": ".tables",
     "side_fitness": ".fitness",
+    "side_notes": ".fitness",
     "unfit_judge_failure": ".fitness",
+    "validation_caveat": ".fitness",
 }
 
 __all__ = sorted(_WHERE)

@@ -15,6 +15,13 @@ fails a run (``report.judge_fit_failure``): only a "fit" verdict passes, on
 both sides, when a judged metric is compared; a side that records no judge
 check (judge check off, an export from another tool) shows nothing and fails
 it too.
+
+The other analyses of finished runs say the same with their own words:
+``compare`` (``agreement_caveat``: agreeing with a judge that did not pass its
+check is not evidence of quality), ``validate`` (``validation_caveat``: the
+judge also failed its check on known-answer pairs) and ``estimate``
+(``estimate_note``: the labels correct the judge's bias, so the corrected mean
+stays valid, but the judge-only mean is not evidence).
 """
 
 from __future__ import annotations
@@ -23,7 +30,8 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 __all__ = ["SideFitness", "side_fitness", "metric_models", "judge_caveat",
-           "unfit_judge_failure", "fitness_notes", "FAILED"]
+           "unfit_judge_failure", "fitness_notes", "FAILED", "failure_text",
+           "agreement_caveat", "validation_caveat", "estimate_note", "side_notes"]
 
 #: Judge check verdicts of a judge that failed its check.
 FAILED = ("unfit", "doubtful")
@@ -94,30 +102,76 @@ def _sides(names: Sequence[str]) -> str:
     return " and ".join(names)
 
 
-def judge_caveat(base: SideFitness, new: SideFitness) -> str:
-    """The caveat of a judged metric's verdict ("" when both judges passed or were not checked)."""
-    failed = [f"{s.side} ({s.verdict})" for s in (base, new) if s.failed]
-    broken = [s.side for s in (base, new) if s.could_not_run]
+def failure_text(sides: Sequence[SideFitness]) -> str:
+    """Which sides' judges failed their check or could not run it ("" when none)."""
+    failed = [f"{s.side} ({s.verdict})" for s in sides if s.failed]
+    broken = [s.side for s in sides if s.could_not_run]
     parts = []
     if failed:
         parts.append(f"the judge failed its judge check on {_sides(failed)}")
     if broken:
         parts.append(f"the judge check could not run on {_sides(broken)}")
-    if not parts:
+    return "; ".join(parts)
+
+
+def judge_caveat(base: SideFitness, new: SideFitness) -> str:
+    """The caveat of a judged metric's verdict ("" when both judges passed or were not checked)."""
+    text = failure_text((base, new))
+    return text + ": this difference is not evidence" if text else ""
+
+
+def agreement_caveat(a: SideFitness, b: SideFitness) -> str:
+    """``compare``'s caveat beside a judged metric's agreement ("" when neither judge failed).
+
+    Two judges agreeing says something only when the one agreed with is itself
+    good: agreeing with a judge that failed its check shows neither is.
+    """
+    text = failure_text((a, b))
+    return (text + ": agreement with a judge that did not pass its check is not evidence "
+                   "of quality") if text else ""
+
+
+def validation_caveat(s: SideFitness) -> str:
+    """``validate``'s caveat beside a judged metric when the run's judge failed its check."""
+    if s.failed:
+        return (f"the judge also failed its judge check on known-answer pairs ({s.verdict}): "
+                "do not take its scores as evidence of quality unless it agrees well with "
+                "your labels here")
+    if s.could_not_run:
+        return ("the judge check could not run on this run: only these labels show whether "
+                "the judge can do the task")
+    return ""
+
+
+def estimate_note(s: SideFitness) -> str:
+    """``estimate``'s note on a run whose judge failed its check (or could not run it): the
+    labels correct the judge's bias, so the corrected means stay valid; the judge-only
+    means are not evidence. "" when the judge passed or the run records no check."""
+    if not (s.failed or s.could_not_run):
         return ""
-    return "; ".join(parts) + ": this difference is not evidence"
+    what = (f"the judge failed its judge check ({s.verdict})" if s.failed
+            else "the judge check could not run")
+    return (f"{s.line or 'judge check: ' + str(s.verdict)}. Because {what}, its judge-only "
+            "means are not evidence of quality; the labels correct the judge's bias, so the "
+            "corrected means and their intervals stay valid (a judge that tracks the labels "
+            "poorly is only worth fewer labels)")
+
+
+def side_notes(sides: Sequence[SideFitness]) -> list[str]:
+    """Each side's judge check line (or that none is recorded) and its health warnings."""
+    out = []
+    for s in sides:
+        out.append(f"{s.side}: {s.line}" if s.line else
+                   f"{s.side}: no judge check recorded (nothing shows its judge can do the task)")
+        out += [f"{s.side}: judge health: {w}" for w in s.warnings]
+    return out
 
 
 def fitness_notes(base: SideFitness, new: SideFitness, judged: Sequence[str]) -> list[str]:
     """Each side's judge check line and health warnings, when a judged metric is compared."""
     if not judged:
         return []
-    out = []
-    for s in (base, new):
-        out.append(f"{s.side}: {s.line}" if s.line else
-                   f"{s.side}: no judge check recorded (nothing shows its judge can do the task)")
-        out += [f"{s.side}: judge health: {w}" for w in s.warnings]
-    return out
+    return side_notes((base, new))
 
 
 def unfit_judge_failure(base: SideFitness, new: SideFitness, judged: Sequence[str]

@@ -22,6 +22,8 @@ from localeval.lazy import lazy_face
 
 _WHERE = {
     "HashEmbedder": ".fake_embed",
+    "SWAPPED": ".trial",
+    "SWAPPED_MARK": ".trial",
     "OracleJudge": ".oracle",
     "RandomJudge": ".random_judge",
     "ScriptedJudge": ".scripted",
@@ -35,6 +37,8 @@ _WHERE = {
     "headless_dom": ".browser",
     "quote_bias": ".tiny_gguf",
     "rows": ".per_row",
+    "trial_versions": ".trial",
+    "unfit_judge": ".trial",
 }
 
 __all__ = sorted(_WHERE)

@@ -17,44 +17,18 @@ from pathlib import Path
 import pytest
 
 import localeval
-from localeval.cli.app import example_path, main
-from localeval.errors import JudgeCallError
-from localeval.testing import ScriptedJudge
-from localeval.testing.scripted import auto_output
+from localeval.cli.app import main
+from localeval.testing import SWAPPED, SWAPPED_MARK, trial_versions, unfit_judge
 
-MARK = "HALLUCINATED:"
-SWAPPED = (1, 3, 5, 8, 10)
-
-
-def _data(tmp: Path) -> tuple[Path, Path]:
-    rows = [json.loads(x) for x in example_path().read_text(encoding="utf-8").splitlines()
-            if x.strip()][:12]
-    v1, v2 = tmp / "v1.jsonl", tmp / "v2.jsonl"
-    v1.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
-                  encoding="utf-8")
-    for i in SWAPPED:  # another row's answer, marked so the scripted judge can fail on it
-        rows[i] = {**rows[i], "answer": MARK + " " + rows[(i + 6) % 12]["answer"]}
-    v2.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
-                  encoding="utf-8")
-    return v1, v2
-
-
-def _judge() -> ScriptedJudge:
-    """Answers every step with its most favourable output (so it cannot tell good from bad:
-    the judge check finds it unfit), and fails on the hallucinated answers' statements."""
-    def statements(request):
-        if any(MARK in str(m.get("content", "")) for m in request.messages):
-            raise JudgeCallError("the judge's reply was cut off")
-        return auto_output(request.schema)
-    return ScriptedJudge({"statements": statements}, auto=True)
+MARK = SWAPPED_MARK
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> dict[str, Path]:
     tmp = tmp_path_factory.mktemp("trial")
     out = {}
-    for name, data in zip(("v1", "v2"), _data(tmp)):
-        r = localeval.evaluate(data, ["faithfulness", "bleu"], judge=_judge(), cache=False,
+    for name, data in zip(("v1", "v2"), trial_versions(tmp)):
+        r = localeval.evaluate(data, ["faithfulness", "bleu"], judge=unfit_judge(), cache=False,
                                judge_check=1, out_dir=tmp / name, progress=False)
         assert r.summary["judge_check"]["verdict"] != "fit"
         out[name] = tmp / name
