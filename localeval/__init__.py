@@ -11,6 +11,7 @@ from localeval.version import __version__
 
 _WHERE = {
     "evaluate": "localeval.run",
+    "answer": "localeval.pipeline",
     "EvaluationResult": "localeval.run",
     "configure": "localeval.config",
     "load_dataset": "localeval.dataset",
@@ -46,6 +47,7 @@ def __getattr__(name: str) -> object:
 __all__ = [
     "__version__",
     "evaluate",
+    "answer",
     "configure",
     "EvaluationResult",
     "load_dataset",

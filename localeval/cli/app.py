@@ -18,6 +18,7 @@ import warnings
 from typing import Any, Sequence
 
 from localeval.cli.agreement import add_compare_parser, add_validate_parser
+from localeval.cli.answer import add_answer_parser
 from localeval.cli.cache import add_cache_parser
 from localeval.cli.estimate import add_estimate_parser, add_label_sheet_parser
 from localeval.cli.example import example_path  # re-exported: tests import it from here
@@ -48,8 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     # the order of `localeval --help`
-    for add in (add_run_parser, add_metrics_parser, add_retrieval_parser, add_diff_parser,
-                add_compare_parser, add_validate_parser, add_label_sheet_parser,
+    for add in (add_run_parser, add_answer_parser, add_metrics_parser, add_retrieval_parser,
+                add_diff_parser, add_compare_parser, add_validate_parser, add_label_sheet_parser,
                 add_estimate_parser, add_models_parser, add_judge_parser, add_report_parser,
                 add_cache_parser):
         add(sub)
@@ -97,9 +98,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _interrupted(args: argparse.Namespace) -> str:
     """What Ctrl-C (or SIGTERM) leaves behind, for the command that was running.
 
-    Only ``run`` resumes: its finished samples are in results.jsonl and the
-    judge's answers in the cache. Every other command is simply run again.
+    ``run`` resumes: its finished samples are in results.jsonl and the judge's
+    answers in the cache; so does ``answer``, from the rows it wrote. Every other
+    command is simply run again.
     """
+    if args.command == "answer":
+        return (f"localeval: interrupted; the rows done are in {args.out}. Run the same "
+                "command again to resume: answered rows are not asked again.")
     if args.command != "run":
         return (f"localeval: interrupted; 'localeval {args.command}' stopped before it "
                 "finished. It has nothing to resume: run it again.")

@@ -9,6 +9,7 @@ _WHERE = {
     "check_required": ".loading",
     "load_dataset": ".loading",
     "loads_strict": ".formats",
+    "read_file": ".formats",
     "read_jsonl_rows": ".formats",
     "read_list_cell": ".cells",
     "text_list": ".cells",

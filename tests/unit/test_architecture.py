@@ -42,11 +42,11 @@ JUDGE_PACKAGE, JUDGE_PROTOCOL = "judge", "base.py"
 LAYERS: dict[str, int] = {
     "version": 0, "lazy": 0, "types": 0, "errors": 0, "config": 0,
     "lang": 1, "cache": 1, "stats": 1,
-    "dataset": 2, "catalog": 2, "prompts": 2,
+    "dataset": 2, "catalog": 2, "prompts": 2, "corpus": 2,
     "judge": 3, "embed": 3,
     "metrics": 4,
     "results": 5, "report": 5,
-    "run": 6, "resultsets": 6,
+    "run": 6, "resultsets": 6, "pipeline": 6, "generate": 6,
     "agreement": 7, "estimate": 7, "versions": 7,
     "judge_check": 5,
     "ragas": 8, "testing": 8, "cli": 9, "": 9,  # "" is localeval/__init__.py, the public face

@@ -1,0 +1,13 @@
+"""Test sets from documents, offline: what is written from a corpus's chunks (the
+chunks file, in the retrieval corpus format). It sits above ``results`` (layer 5),
+whose atomic writer it uses; the reading and chunking are ``localeval.corpus``'s.
+"""
+
+from localeval.lazy import lazy_face
+
+_WHERE = {
+    "write_chunks": ".chunks_file",
+}
+
+__all__ = sorted(_WHERE)
+__getattr__, __dir__ = lazy_face(__name__, _WHERE)
