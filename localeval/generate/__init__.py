@@ -1,11 +1,14 @@
 """Test sets from documents, offline: what is written from a corpus's chunks (the
-chunks file, in the retrieval corpus format). It sits above ``results`` (layer 5),
+chunks file, in the retrieval corpus format) and the candidate rows the synthesizers
+write (``candidates.Candidate``). It sits above ``results`` (layer 5),
 whose atomic writer it uses; the reading and chunking are ``localeval.corpus``'s.
 """
 
 from localeval.lazy import lazy_face
 
 _WHERE = {
+    "Candidate": ".candidates",
+    "SYNTHESIZERS": ".candidates",
     "write_chunks": ".chunks_file",
 }
 
