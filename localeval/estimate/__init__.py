@@ -30,6 +30,7 @@ _WHERE = {
     "estimate": ".analysis",
     "estimate_dict": ".pages",
     "interval_method": ".ppi",
+    "judge_correlation": ".cautions",
     "judge_only": ".ppi",
     "labels_only": ".ppi",
     "labels_worth": ".ppi",

@@ -49,7 +49,7 @@ def _check_side(rs: Any, labels: str | Path, side: str, random_draw: bool,
 def _one(md: MetricDiff, cb: Any, cn: Any, reference: bool = False) -> Difference:
     from scipy import stats
 
-    from localeval.estimate import check_spread, corrected_difference, labels_worth
+    from localeval.estimate import check_spread, corrected_difference, judge_correlation, labels_worth
 
     yb, yn = cb.values(md.metric), cn.values(md.metric)
     rows = md.scored
@@ -74,11 +74,16 @@ def _one(md: MetricDiff, cb: Any, cn: Any, reference: bool = False) -> Differenc
         p = float(2 * dist.sf(abs(corr.mean) / corr.se))
     else:
         p = 1.0 if corr.mean == 0 else 0.0
+    # the judge's differences are worth labels only where they track the labels' differences
+    r = judge_correlation((fn - fb)[idx], ln - lb)
+    tracks = r is not None and r > 0
     return Difference("corrected", corr.mean, (corr.low, corr.high), len(idx), p=p,
-                    method=f"{CORRECTED_METHOD} ({corr.method})",
-                    extra={"rows": len(rows), "labelled_base": len(yb), "labelled_new": len(yn),
-                           "lambda": corr.lam, "labels_only": lab.to_dict(),
-                           "judge_worth_labels": labels_worth(lab, corr)})
+                      method=f"{CORRECTED_METHOD} ({corr.method})",
+                      extra={"rows": len(rows), "labelled_base": len(yb),
+                             "labelled_new": len(yn), "lambda": corr.lam,
+                             "labels_only": lab.to_dict(),
+                             "judge_worth_labels": labels_worth(lab, corr) if tracks else 0.0,
+                             "judge_tracks_labels": tracks, "judge_label_correlation": r})
 
 
 def add_corrected(d: VersionDiff, labels_base: str | Path | None, labels_new: str | Path | None,

@@ -144,3 +144,30 @@ def test_the_reference_interval_is_an_option(world: dict) -> None:
     assert default["low"] < ref["low"] and ref["high"] < default["high"]
     md = (world["tmp"] / "reference" / "diff.md").read_text(encoding="utf-8")
     assert "interval: PPI++ (reference" in md
+
+
+def test_a_judge_whose_differences_track_the_labels_is_worth_labels_and_one_that_does_not_is_not(
+        tmp_path: Path) -> None:
+    """The corrected difference reports the judge's worth in labels only when the judge's
+    per-row differences correlate positively with the labels' differences."""
+    tb, tn = _truth()
+    base, new = _run(tmp_path, "base", tb, 0.0), _run(tmp_path, "new", tn, 0.0)
+    lb, ln = _labels(tmp_path, base, tb, "lb"), _labels(tmp_path, new, tn, "ln")
+    out = tmp_path / "good"
+    assert main(["diff", str(base), str(new), "--labels-base", str(lb), "--labels-new", str(ln),
+                 "-o", str(out)]) == 0
+    corr = json.loads((out / "diff.json").read_text(encoding="utf-8"))["metrics"][0][
+        "estimates"][1]
+    assert corr["judge_tracks_labels"] is True and corr["judge_worth_labels"] > 0
+    # labels turned upside down: the judge's differences now run against them
+    flipped = tmp_path / "flipped"
+    flipped.mkdir()
+    lb2, ln2 = (_labels(flipped, r, 1 - t, name) for r, t, name in
+                ((base, tb, "lb"), (new, tn, "ln")))
+    out2 = tmp_path / "bad"
+    assert main(["diff", str(base), str(new), "--labels-base", str(lb2), "--labels-new",
+                 str(ln2), "-o", str(out2)]) == 0
+    corr2 = json.loads((out2 / "diff.json").read_text(encoding="utf-8"))["metrics"][0][
+        "estimates"][1]
+    assert corr2["judge_tracks_labels"] is False and corr2["judge_worth_labels"] == 0
+    assert corr2["judge_label_correlation"] < 0
