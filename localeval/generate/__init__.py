@@ -10,6 +10,13 @@ _WHERE = {
     "Candidate": ".candidates",
     "SYNTHESIZERS": ".candidates",
     "write_chunks": ".chunks_file",
+    "QuestionAnswer": ".schemas",
+    "STYLES": ".synthesis",
+    "synthesize": ".synthesis",
+    "FilterResult": ".filters",
+    "FilterStage": ".filters",
+    "REASONS": ".filters",
+    "filter_candidates": ".filters",
 }
 
 __all__ = sorted(_WHERE)

@@ -7,8 +7,8 @@ import re
 import jinja2
 import pytest
 
-from localeval.prompts import renderer as prompting
 from localeval.metrics import Judging, parse_metrics, registry
+from localeval.prompts import renderer as prompting
 from localeval.testing import HashEmbedder
 from localeval.testing.scripted import ScriptedJudge
 from localeval.types import Sample
@@ -45,6 +45,10 @@ INPUTS = {
     "geval": {"criteria": "c", "steps": ["s"], "low": 1, "high": 5, "fields": ["answer"]},
     **{f"nv_{m}_{i}": {} for m in ("context_relevance", "answer_accuracy",
                                    "response_groundedness") for i in (1, 2)},
+    # the question-writing steps of localeval.generate.synthesize
+    "synth_single_hop_specific": {"persona": "", "style": "", "avoid": []},
+    "synth_multi_hop_specific": {"persona": "a nurse", "style": "misspelled", "avoid": ["q?"]},
+    "synth_multi_hop_abstract": {"persona": "", "style": "web search like", "avoid": []},
 }
 FREE_TEXT_STEPS = ["statements", "faithfulness_verdicts", "noise_verdicts", "answer_relevancy",
                    "context_precision", "context_utilization", "context_recall",
