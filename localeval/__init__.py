@@ -12,6 +12,7 @@ from localeval.version import __version__
 _WHERE = {
     "evaluate": "localeval.run",
     "answer": "localeval.pipeline",
+    "generate_testset": "localeval.generate",
     "EvaluationResult": "localeval.run",
     "configure": "localeval.config",
     "load_dataset": "localeval.dataset",
@@ -48,6 +49,7 @@ __all__ = [
     "__version__",
     "evaluate",
     "answer",
+    "generate_testset",
     "configure",
     "EvaluationResult",
     "load_dataset",

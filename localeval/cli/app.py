@@ -22,6 +22,7 @@ from localeval.cli.answer import add_answer_parser
 from localeval.cli.cache import add_cache_parser
 from localeval.cli.estimate import add_estimate_parser, add_label_sheet_parser
 from localeval.cli.example import example_path  # re-exported: tests import it from here
+from localeval.cli.generate import add_generate_parser
 from localeval.cli.judge import add_judge_parser
 from localeval.cli.metrics import add_metrics_parser
 from localeval.cli.models import add_models_parser
@@ -49,10 +50,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     # the order of `localeval --help`
-    for add in (add_run_parser, add_answer_parser, add_metrics_parser, add_retrieval_parser,
-                add_diff_parser, add_compare_parser, add_validate_parser, add_label_sheet_parser,
-                add_estimate_parser, add_models_parser, add_judge_parser, add_report_parser,
-                add_cache_parser):
+    for add in (add_run_parser, add_answer_parser, add_generate_parser, add_metrics_parser,
+                add_retrieval_parser, add_diff_parser, add_compare_parser, add_validate_parser,
+                add_label_sheet_parser, add_estimate_parser, add_models_parser, add_judge_parser,
+                add_report_parser, add_cache_parser):
         add(sub)
     return p
 

@@ -17,6 +17,11 @@ _WHERE = {
     "FilterStage": ".filters",
     "REASONS": ".filters",
     "filter_candidates": ".filters",
+    "TestsetResult": ".run",
+    "generate_testset": ".run",
+    "parse_distribution": ".run",
+    "write_testset_files": ".outputs",
+    "TESTSET_FILES": ".outputs",
 }
 
 __all__ = sorted(_WHERE)

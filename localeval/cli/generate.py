@@ -1,0 +1,82 @@
+"""``localeval generate DOCS -n N -o OUT``: a test set written by the local judge from your
+documents (:func:`localeval.generate.generate_testset`; docs/test-sets.md).
+
+Exit codes: 0 written (perhaps fewer rows than asked: the reason counts are printed),
+2 bad input, an empty corpus or an unwritable output folder, 3 no usable judge.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from localeval.cli.run import add_judge_options, judge_options, positive_int, seed_int
+
+__all__ = ["add_generate_parser", "cmd_generate"]
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+    return value
+
+
+def add_generate_parser(sub: argparse._SubParsersAction) -> None:
+    """``localeval generate DOCS -n N -o OUT``."""
+    p = sub.add_parser(
+        "generate", help="write a test set from your documents with the local judge",
+        description="Read DOCS (a folder of text, Markdown and HTML files, one such file, or a "
+                    "JSONL/CSV corpus), cut it into chunks, have the judge write questions and "
+                    "reference answers, filter them, and write OUT/testset.jsonl and .csv, "
+                    "dropped.jsonl, qrels.txt, chunks.jsonl and summary.json. Exit codes: 0 "
+                    "written (perhaps fewer rows than asked, with the reasons), 2 bad input or "
+                    "output folder, 3 no usable judge.")
+    p.add_argument("docs", help="the documents: a folder, a file, or a JSONL/CSV corpus")
+    p.add_argument("-n", type=_count, required=True, metavar="N", help="questions to write")
+    p.add_argument("-o", "--out", required=True, metavar="OUT", help="the output folder")
+    add_judge_options(p)
+    p.add_argument("--embedder", help="sentence-transformers directory or model name, or "
+                   "'none' (related chunks by shared rare words, round trip by BM25) "
+                   "(default: the bundled embedder)")
+    p.add_argument("--device", help="auto, cpu, cuda, mps (default: $LOCALEVAL_DEVICE or auto)")
+    p.add_argument("--seed", type=seed_int, default=0, help="seed (default: %(default)s)")
+    p.add_argument("--distribution", metavar="single=0.5,multi=0.25,abstract=0.25",
+                   help="shares of the three kinds of question (default: 50/25/25)")
+    p.add_argument("--k", type=positive_int, default=5,
+                   help="round trip: a source chunk must rank in the top K (default: %(default)s)")
+    p.add_argument("--max-chars", type=positive_int, default=1500,
+                   help="longest chunk in characters (default: %(default)s)")
+    p.add_argument("--cache", help="cache file (default: $LOCALEVAL_CACHE or "
+                   "~/.cache/localeval/cache.sqlite)")
+    p.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
+    p.set_defaults(func=cmd_generate)
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from localeval.errors import UsageError
+    from localeval.generate import generate_testset
+
+    if args.n < 1:
+        raise UsageError(f"-n must be 1 or more questions, not {args.n}")
+
+    def note(text: str) -> None:
+        print(f"localeval: note: {text}", file=sys.stderr)
+
+    res = generate_testset(
+        args.docs, args.n, args.out, judge=args.judge, embedder=args.embedder, seed=args.seed,
+        distribution=args.distribution, k=args.k, max_chars=args.max_chars,
+        judge_options=judge_options(args), device=args.device,
+        cache=False if args.no_cache else (args.cache or True), on_note=note)
+    print(f"localeval generate: {len(res.kept)} questions to {res.out / 'testset.jsonl'} "
+          f"({len(res.dropped)} dropped)")
+    short = res.shortfall()
+    if short:
+        print(f"localeval: note: {short}", file=sys.stderr)
+    for line in res.health:
+        print(f"localeval: generator: {line}", file=sys.stderr)
+    if res.kept:
+        print(f"next: localeval answer {res.out / 'testset.jsonl'} --pipeline MODULE:FUNCTION "
+              "-o FILLED.jsonl")
+    return 0

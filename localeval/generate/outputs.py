@@ -1,0 +1,75 @@
+"""The files of a generated test set, each written atomically (``results.atomic_file``).
+
+``testset.jsonl`` and ``testset.csv`` hold the kept rows (``Candidate.to_row``;
+in the CSV every list or mapping is a JSON array or object, every text cell quoted by
+``results.spreadsheet_cell``), ``dropped.jsonl`` the dropped rows with their
+reasons, ``qrels.txt`` the TREC qrels (``qid 0 chunk_id 1`` for each source chunk
+of a kept row), ``chunks.jsonl`` the chunks (``write_chunks``) and
+``summary.json`` the counts and the signature. A failed write is an
+``OutputError`` naming the file (exit 2).
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+from typing import Any, Sequence
+
+from localeval.corpus import Chunk
+from localeval.generate.candidates import Candidate
+from localeval.generate.chunks_file import write_chunks
+from localeval.results import atomic_file, dumps_strict, spreadsheet_cell
+
+__all__ = ["write_testset_files", "TESTSET_FILES", "csv_cell"]
+
+#: The files ``generate_testset`` writes into its output folder.
+TESTSET_FILES = ("testset.jsonl", "testset.csv", "dropped.jsonl", "qrels.txt",
+                 "chunks.jsonl", "summary.json")
+
+
+def csv_cell(value: Any) -> Any:
+    """One CSV cell: a list or mapping as JSON, anything else through ``spreadsheet_cell``."""
+    if isinstance(value, (list, tuple, dict)):
+        value = dumps_strict(value)
+    return spreadsheet_cell(value)
+
+
+def _jsonl(path: Path, rows: Sequence[dict[str, Any]]) -> None:
+    lines = [dumps_strict(r) + "\n" for r in rows]
+    with atomic_file(path, newline="\n") as f:
+        f.writelines(lines)
+
+
+def _csv(path: Path, rows: Sequence[dict[str, Any]]) -> None:
+    columns: list[str] = []
+    for r in rows:
+        columns.extend(k for k in r if k not in columns)
+    if not columns:
+        columns = list(Candidate("", "", "", (), (), (), "", "").to_row())
+    with atomic_file(path, newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(columns)
+        for r in rows:
+            w.writerow([csv_cell(r.get(c)) for c in columns])
+
+
+def _qrels(path: Path, kept: Sequence[Candidate]) -> None:
+    with atomic_file(path, newline="\n") as f:
+        for c in kept:
+            for cid in dict.fromkeys(c.chunk_ids):
+                f.write(f"{c.id} 0 {cid} 1\n")
+
+
+def write_testset_files(out: Path, kept: Sequence[Candidate], dropped: Sequence[Candidate],
+                        chunks: Sequence[Chunk], summary: dict[str, Any]) -> dict[str, Path]:
+    """Write every file of the test set into the folder ``out``; return them by name."""
+    rows = [c.to_row() for c in kept]
+    paths = {name: out / name for name in TESTSET_FILES}
+    _jsonl(paths["testset.jsonl"], rows)
+    _csv(paths["testset.csv"], rows)
+    _jsonl(paths["dropped.jsonl"], [c.to_row() for c in dropped])
+    _qrels(paths["qrels.txt"], kept)
+    write_chunks(paths["chunks.jsonl"], chunks)
+    with atomic_file(paths["summary.json"], newline="\n") as f:
+        f.write(dumps_strict(summary, indent=2) + "\n")
+    return paths
