@@ -78,7 +78,8 @@ class MetricEstimate:
     correlation: float | None = None
     tracks: bool = True
     #: the arrays behind the numbers (judge on kept rows, labels, their positions,
-    #: the judge's uncertainty per kept row): what planning works from
+    #: the judge's uncertainty per kept row and what it rests on): what planning and the
+    #: calibration table work from
     arrays: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def to_dict(self) -> MetricEstimates:
@@ -348,9 +349,10 @@ def _one_metric(c: CheckedLabels, m: str, level: float, reference: bool) -> Metr
                 if len(y) < len(f) - 1 else lab_est)
     r = judge_correlation(f[idx], y)
     tracks = r is not None and r > 0
+    uncertainty, bases = run_uncertainty(rs, keep, [m])
     return MetricEstimate(m, len(keep), len(y), judge_only(f, level), lab_est, corr,
                           labels_only(f[idx] - y, level),
                           labels_worth(lab_est, corr) if tracks else 0.0,
                           unscored=len(ids) - len(keep), correlation=r, tracks=tracks,
                           arrays={"judge": f, "labels": y, "labelled": idx,
-                                  "uncertainty": run_uncertainty(rs, keep, [m])[0]})
+                                  "uncertainty": uncertainty, "uncertainty_bases": bases})

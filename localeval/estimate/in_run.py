@@ -22,7 +22,6 @@ from localeval.estimate.analysis import estimate
 from localeval.estimate.draw import SOFT_VERDICTS, row_uncertainty
 from localeval.estimate.pages import JUDGE_WARNING
 from localeval.estimate.reliability import calibration
-from localeval.estimate.uncertainty import run_uncertainty
 from localeval.results import CorrectedSection
 from localeval.resultsets import ResultSet
 
@@ -70,8 +69,7 @@ def run_corrections(run: str | Path | ResultSet | Iterable[Mapping[str, Any]],
                              "metrics": {}, "notes": list(r.notes)}
     for m in r.metrics:
         a = m.arrays
-        ids = [sid for sid in rs.scores if rs.scores[sid].get(m.metric) is not None]
-        soft = SOFT_VERDICTS in run_uncertainty(rs, ids, [m.metric])[1]
+        soft = SOFT_VERDICTS in a["uncertainty_bases"]
         out["metrics"][m.metric] = {**m.to_dict(), "calibration": calibration(
             a["judge"][a["labelled"]], a["labels"], soft=soft)}
     return out

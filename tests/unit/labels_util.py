@@ -70,3 +70,12 @@ def refused(capsys: Any, argv: list[str], *words: str) -> str:
         assert w in err, err
     assert "Traceback" not in err and err.count("localeval: error:") == 1, err
     return err
+
+
+def example_labels(tmp: Path, n: int = 15, cell: Any = lambda i: str(i % 2)) -> Path:
+    """``tmp/labels.csv``: ``label_rougeL`` for the bundled example's first ``n`` English rows
+    (``cell(i)`` the i-th cell, 0/1 alternating by default)."""
+    p = tmp / "labels.csv"
+    p.write_text("id,label_rougeL\n" + "".join(f"en-{i + 1:02d},{cell(i)}\n" for i in range(n)),
+                 encoding="utf-8")
+    return p

@@ -8,16 +8,12 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from labels_util import example_labels
 
 from localeval.cli.app import example_path, main
 from localeval.estimate import calibration
 
-
-def _labels(tmp: Path, n: int = 15, cell=lambda i: str(i % 2)) -> Path:
-    p = tmp / "labels.csv"
-    p.write_text("id,label_rougeL\n" + "".join(f"en-{i + 1:02d},{cell(i)}\n" for i in range(n)),
-                 encoding="utf-8")
-    return p
+_labels = example_labels
 
 
 def _run(tmp: Path, *extra: str) -> int:

@@ -11,17 +11,13 @@ import json
 from pathlib import Path
 
 import pytest
+from labels_util import example_labels
 
 import localeval
 from localeval.cli.app import example_path, main
 from localeval.estimate import run_corrections
 
-
-def _labels(tmp: Path, n: int = 15) -> Path:
-    p = tmp / "labels.csv"
-    p.write_text("id,label_rougeL\n" + "".join(f"en-{i + 1:02d},{i % 2}\n" for i in range(n)),
-                 encoding="utf-8")
-    return p
+_labels = example_labels
 
 
 def _run(tmp: Path, *extra: str) -> int:
