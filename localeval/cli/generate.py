@@ -30,9 +30,11 @@ def add_generate_parser(sub: argparse._SubParsersAction) -> None:
         description="Read DOCS (a folder of text, Markdown and HTML files, one such file, or a "
                     "JSONL/CSV corpus), cut it into chunks, have the judge write questions and "
                     "reference answers, filter them, and write OUT/testset.jsonl and .csv, "
-                    "dropped.jsonl, qrels.txt, chunks.jsonl and summary.json. Exit codes: 0 "
+                    "dropped.jsonl, qrels.txt, chunks.jsonl, summary.json, summary.md and testset.html "
+                    "(a page to read the set before trusting it). Interrupted, the "
+                    "same command asks only for the questions not written yet. Exit codes: 0 "
                     "written (perhaps fewer rows than asked, with the reasons), 2 bad input or "
-                    "output folder, 3 no usable judge.")
+                    "output folder, 3 no usable judge, 130 interrupted.")
     p.add_argument("docs", help="the documents: a folder, a file, or a JSONL/CSV corpus")
     p.add_argument("-n", type=_count, required=True, metavar="N", help="questions to write")
     p.add_argument("-o", "--out", required=True, metavar="OUT", help="the output folder")
@@ -48,6 +50,11 @@ def add_generate_parser(sub: argparse._SubParsersAction) -> None:
                    help="round trip: a source chunk must rank in the top K (default: %(default)s)")
     p.add_argument("--max-chars", type=positive_int, default=1500,
                    help="longest chunk in characters (default: %(default)s)")
+    p.add_argument("--parallel", type=positive_int, metavar="N",
+                   help="questions the in-process judge writes at once (as 'localeval run "
+                        "--parallel'; default: 8 with a GPU or 8+ cores, else 1); a judge "
+                        "server pool is asked as many at once as it serves")
+    p.add_argument("--quiet", action="store_true", help="no progress bar or progress lines")
     p.add_argument("--cache", help="cache file (default: $LOCALEVAL_CACHE or "
                    "~/.cache/localeval/cache.sqlite)")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
@@ -68,7 +75,9 @@ def cmd_generate(args: argparse.Namespace) -> int:
         args.docs, args.n, args.out, judge=args.judge, embedder=args.embedder, seed=args.seed,
         distribution=args.distribution, k=args.k, max_chars=args.max_chars,
         judge_options=judge_options(args), device=args.device,
-        cache=False if args.no_cache else (args.cache or True), on_note=note)
+        cache=False if args.no_cache else (args.cache or True), on_note=note,
+        parallel=args.parallel if args.parallel is not None else "auto",
+        progress=False if args.quiet else None)
     print(f"localeval generate: {len(res.kept)} questions to {res.out / 'testset.jsonl'} "
           f"({len(res.dropped)} dropped)")
     short = res.shortfall()
@@ -78,5 +87,5 @@ def cmd_generate(args: argparse.Namespace) -> int:
         print(f"localeval: generator: {line}", file=sys.stderr)
     if res.kept:
         print(f"next: localeval answer {res.out / 'testset.jsonl'} --pipeline MODULE:FUNCTION "
-              "-o FILLED.jsonl")
+              "-o answered.jsonl")
     return 0

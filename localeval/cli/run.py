@@ -14,6 +14,7 @@ from typing import Any
 
 from localeval.cli.estimate import add_run_labels, add_run_labels_options, check_run_labels
 from localeval.cli.example import EXAMPLE, example_path
+from localeval.cli.run_record import add_record_options, record_gates, record_options
 from localeval.errors import LocalevalError, UsageError
 
 __all__ = ["add_run_parser", "add_retrieval_parser", "add_judge_options", "judge_options",
@@ -39,6 +40,7 @@ def add_retrieval_parser(sub: argparse._SubParsersAction) -> None:
     t.add_argument("-m", "--metrics", default="hit_rate@10,mrr,precision@10,recall@10,map,ndcg@10",
                    help="comma-separated retrieval metrics (default: %(default)s)")
     t.add_argument("-o", "--out", help="output directory")
+    add_record_options(t)
     t.add_argument("--json", action="store_true", help="print the summary as JSON")
     t.set_defaults(func=cmd_retrieval)
 
@@ -53,6 +55,7 @@ def _add_run_options(r: argparse.ArgumentParser) -> None:
                    "each; use them by name in -m (default with a file: all of its metrics)")
     r.add_argument("-o", "--out", default="localeval-out", help="output directory "
                    "(default: %(default)s)")
+    add_record_options(r)
     g = add_judge_options(r)
     g.add_argument("--temperature", type=non_negative_float, help="judge temperature (default 0; 0.7 with "
                    "--repeats)")
@@ -217,6 +220,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UsageError("--parallel must be at least 1")
     cache: Any = False if args.no_cache else (args.cache or True)
     check_run_labels(args)
+    record_options(args)  # a bad --tag or --name fails before any work
 
     def warn(msg: str) -> None:
         if not args.json:
@@ -236,10 +240,15 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(f"localeval: the run is complete in {args.out} (judge-only means); the "
                   "labels were not used:", file=sys.stderr)
         raise
+    failed = gates.failures(result)
+    if gates.given:
+        record_gates(args.out, result.summary, gates.given, failed, warn)
     _print_summary(result.summary, args)
     if args.dataset == EXAMPLE:
         info(_example_next_steps(result.summary, args))
-    return gates.check(result)
+    for line in failed:
+        print(f"localeval: gate failed: {line}", file=sys.stderr)
+    return 1 if failed else 0
 
 
 def _evaluate(args: argparse.Namespace, data: Any, gates: "_Gates", cache: Any, labels: Any,
@@ -258,6 +267,7 @@ def _evaluate(args: argparse.Namespace, data: Any, gates: "_Gates", cache: Any, 
         embedder=args.embedder, columns=args.columns,
         lang=args.lang, seed=args.seed, temperature=args.temperature, verdicts=args.verdicts,
         repeats=args.repeats, cache=cache, device=args.device, out_dir=args.out,
+        **record_options(args),
         progress=False if (args.quiet or args.json) else None, on_warning=warn,
         expect_metrics=gates.named, limit=args.limit, sample=args.sample, options_as="cli",
         # per-sample gates read every sample's scores; otherwise the run keeps none
@@ -281,9 +291,11 @@ def cmd_retrieval(args: argparse.Namespace) -> int:
     from localeval.dataset import trec_samples
     from localeval.run import evaluate
 
+    record = record_options(args)
     samples = trec_samples(args.run_file, args.qrels)
     result = evaluate(samples, args.metrics, judge=False, embedder=False, cache=False,
-                      out_dir=args.out, progress=False, keep_samples=False)
+                      out_dir=args.out, progress=False, keep_samples=False, options_as="cli",
+                      **record)
     _print_summary(result.summary, args)
     return 0
 
@@ -339,9 +351,14 @@ class _Gates:
         self.named = {**{k: "--allow-unscored" for k in self.allow.per_metric},
                       **{k: "--fail-under-each" for k in self.each},
                       **{k: "--fail-under" for k in self.mean}}
+        #: the gates as given, recorded with their outcome (none: nothing is recorded)
+        self.given = [f"{opt} {v}" for opt, vals in (
+            ("--fail-under", args.fail_under), ("--fail-under-each", args.fail_under_each),
+            ("--allow-unscored", args.allow_unscored)) for v in vals] + (
+            ["--fail-if-unfit-judge"] if self.judge else [])
 
-    def check(self, result: Any) -> int:
-        """Print one line per failed gate (``--quiet`` too) and return the exit code."""
+    def failures(self, result: Any) -> list[str]:
+        """One line per failed gate (printed by ``cmd_run``, ``--quiet`` too)."""
         from localeval.report import UnscoredPolicy, check_each, check_gates, judge_fit_failure, resolve_gate_keys
 
         key = resolve_gate_keys(self.named, result.metrics)
@@ -353,6 +370,4 @@ class _Gates:
         unfit = judge_fit_failure(result.summary) if self.judge else None
         if unfit:
             failed.append(unfit)
-        for line in failed:
-            print(f"localeval: gate failed: {line}", file=sys.stderr)
-        return 1 if failed else 0
+        return failed

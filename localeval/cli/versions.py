@@ -60,6 +60,18 @@ def add_diff_parser(sub: argparse._SubParsersAction) -> None:
                         "with --labels-new, adds the difference corrected by labels (PPI++)")
     g.add_argument("--labels-new", metavar="FILE",
                    help="labels of NEW's rows, on the same rows as --labels-base")
+    from localeval.cli.run import add_judge_options
+
+    pw = add_judge_options(p)
+    pw.add_argument("--pairwise", action="store_true",
+                    help="also ask the judge (--judge) which answer is better, pair by pair, "
+                         "in both orders: wins, losses, ties, inconsistent pairs, the "
+                         "preference for NEW with a bootstrap interval and the judge's "
+                         "position and length bias (needs both versions' answers: "
+                         "--base-data / --new-data for run folders; default soft verdicts)")
+    pw.add_argument("--criterion", metavar="TEXT",
+                    help="with --pairwise: what 'better' means (default: answers the question "
+                         "better while staying faithful to the contexts)")
     p.add_argument("--resamples", type=int, default=None,
                    help="bootstrap resamples, and random sign vectors of the randomization "
                         "test from 21 to 99 pairs (default 9999)")
@@ -90,6 +102,24 @@ def _metrics(text: str | None) -> list[str] | None:
     from localeval.metrics import split_metric_list
 
     return list(dict.fromkeys(split_metric_list(text))) if text else None
+
+
+def _pairwise(args: argparse.Namespace, d: Any) -> list[str]:
+    """``--pairwise``: judge the pairs in both orders; the result goes into ``d`` (diff.json)
+    and its lines are returned for the terminal."""
+    from localeval.cli.run import judge_options
+    from localeval.errors import UsageError
+    from localeval.pairwise import compare_pairwise, terminal_lines
+
+    if args.judge is None:
+        raise UsageError("--pairwise needs --judge (a GGUF file, a model name, 'demo' or an "
+                         "http(s):// URL)")
+    kw: dict[str, Any] = {} if args.resamples is None else {"n_resamples": args.resamples}
+    r = compare_pairwise(d.base, d.new, judge=args.judge, criterion=args.criterion,
+                         verdicts=args.verdicts or "soft", seed=args.seed,
+                         judge_options=judge_options(args), **kw)
+    d.pairwise = r.to_dict()
+    return terminal_lines(r)
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
@@ -126,6 +156,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     failures = worse_failures(d, gates, allow_unscored=args.allow_unscored)
     if args.fail_if_unfit_judge:
         failures += unfit_judge_failures(d)
+    pairwise = _pairwise(args, d) if args.pairwise else None
     paths = write_diff(d, args.out)
     if args.json:
         from localeval.results import dumps_strict
@@ -133,6 +164,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
         print(dumps_strict(d.to_dict(), indent=2))
     else:
         terminal_console().print(terminal_table(d))
+        for line in pairwise or []:
+            print(line)
     for p in paths:
         print(f"wrote {p}", file=sys.stderr)
     for f in failures:

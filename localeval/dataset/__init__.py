@@ -1,11 +1,14 @@
 """Evaluation data in: files (JSONL, JSON, CSV/TSV, Parquet), DataFrames, Hugging
-Face datasets and TREC run/qrels, validated into :class:`~localeval.types.Sample` rows.
+Face datasets and TREC run/qrels, validated into :class:`~localeval.types.Sample` rows,
+and the content hash of the loaded rows (``fingerprint``: the dataset's version).
 """
 
 from localeval.lazy import lazy_face
 
 _WHERE = {
     "Dataset": ".samples",
+    "DataVersion": ".fingerprint",
+    "data_version": ".fingerprint",
     "check_required": ".loading",
     "load_dataset": ".loading",
     "loads_strict": ".formats",

@@ -28,6 +28,9 @@ ALIASES: dict[str, str] = {
     "query": "question",
     "response": "answer",
     "retrieved_contexts": "contexts",
+    # ragas's id-based context precision/recall columns (a generated test set has them)
+    "retrieved_context_ids": "retrieved_ids",
+    "reference_context_ids": "relevant_ids",
     "ground_truth": "reference",
     "ground_truths": "reference",
     "sample_id": "id",

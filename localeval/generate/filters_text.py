@@ -18,13 +18,15 @@ from localeval.generate.candidates import Candidate
 from localeval.lang import detect_lang, normalise
 from localeval.prompts import copies_in
 
-__all__ = ["EMPTY", "COPIES_CHUNK", "REFERENCE_IS_QUESTION", "COPIES_EXAMPLE", "WRONG_LANGUAGE",
+__all__ = ["EMPTY", "REPETITIVE", "repetition", "COPIES_CHUNK", "REFERENCE_IS_QUESTION",
+           "COPIES_EXAMPLE", "WRONG_LANGUAGE",
            "NEAR_DUPLICATE", "COPY_SHARE", "COPY_RUN", "COPY_MIN_CHARS", "NEAR_JACCARD",
            "NEAR_COSINE", "chunk_copy", "language_ok", "degenerate", "near_duplicates",
            "id_order", "char_ngrams"]
 
 # Reasons (the keys of FilterResult.counts).
 EMPTY = "empty"
+REPETITIVE = "repetitive"
 COPIES_CHUNK = "copies_chunk"
 REFERENCE_IS_QUESTION = "reference_is_question"
 COPIES_EXAMPLE = "copies_example"
@@ -44,7 +46,50 @@ NEAR_JACCARD = 0.8
 #: ... or, with an embedder, a cosine at least this.
 NEAR_COSINE = 0.95
 
+#: A text loops when one run of 1-6 tokens comes back at least this many times ...
+LOOP_REPEATS = 4
+#: ... and its repeats make up at least this share of the text's tokens (of at least
+#: LOOP_MIN_TOKENS): a small generator's "What is the answer to the question: What is
+#: the answer to ..." or "これは、これは、...", written until the token limit.
+LOOP_SHARE = 0.6
+LOOP_MIN_TOKENS = 8
+
 _DIGITS = re.compile(r"(\d+)")
+_WORD = re.compile(r"\w+")
+_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
+def _tokens(text: str) -> list[str]:
+    """Words, with each Japanese or Chinese character a token of its own."""
+    out: list[str] = []
+    for w in _WORD.findall(text.lower()):
+        out.extend(list(w) if _CJK_CHAR.search(w) else [w])
+    return out
+
+
+def repetition(text: str) -> float:
+    """The share of ``text``'s tokens taken by its most repeated run of 1-6 tokens, when
+    that run comes back at least ``LOOP_REPEATS`` times (0.0 otherwise, and for short
+    texts). Counted by hand: a loop is a property of one string, which no text library
+    measures; ``n``-gram counts over one string take microseconds."""
+    tokens = _tokens(text)
+    if len(tokens) < LOOP_MIN_TOKENS:
+        return 0.0
+    best = 0.0
+    for n in range(1, 7):
+        seen: dict[tuple[str, ...], int] = {}
+        for i in range(len(tokens) - n + 1):
+            gram = tuple(tokens[i:i + n])
+            seen[gram] = seen.get(gram, 0) + 1
+        count = max(seen.values(), default=0)
+        if count >= LOOP_REPEATS:
+            best = max(best, min(1.0, count * n / len(tokens)))
+    return best
+
+
+def _no_words(text: str) -> bool:
+    """Empty, or punctuation and spaces only (a lone "," written as a reference)."""
+    return not any(ch.isalnum() for ch in text)
 
 
 def id_order(c: Candidate) -> tuple[Any, ...]:
@@ -95,10 +140,14 @@ def degenerate(c: Candidate, *, expected_langs: set[str],
                examples: Sequence[str] | Mapping[str, Sequence[str]] = ()) -> Candidate:
     """``c`` measured, or dropped for the first degenerate trait it shows."""
     q, ref = c.question or "", c.reference or ""
-    if not q.strip():
+    if _no_words(q):
         return c.drop(EMPTY, empty="question")
-    if not ref.strip():
+    if _no_words(ref):
         return c.drop(EMPTY, empty="reference")
+    for field, text in (("question", q), ("reference", ref)):
+        loop = repetition(text)
+        if loop >= LOOP_SHARE:
+            return c.drop(REPETITIVE, repetitive=field, repetition=round(loop, 3))
     if normalise(q) == normalise(ref):
         return c.drop(REFERENCE_IS_QUESTION)
     share, run = chunk_copy(q, c.contexts)

@@ -5,7 +5,8 @@ in the CSV every list or mapping is a JSON array or object, every text cell quot
 ``results.spreadsheet_cell``), ``dropped.jsonl`` the dropped rows with their
 reasons, ``qrels.txt`` the TREC qrels (``qid 0 chunk_id 1`` for each source chunk
 of a kept row), ``chunks.jsonl`` the chunks (``write_chunks``) and
-``summary.json`` the counts and the signature. A failed write is an
+``summary.json`` the counts and the signature; ``testset.html`` (``page``) and
+``summary.md`` (``summary_md``) show them to a person. A failed write is an
 ``OutputError`` naming the file (exit 2).
 """
 
@@ -18,13 +19,15 @@ from typing import Any, Sequence
 from localeval.corpus import Chunk
 from localeval.generate.candidates import Candidate
 from localeval.generate.chunks_file import write_chunks
+from localeval.generate.page import write_testset_page
+from localeval.generate.summary_md import render_testset_summary
 from localeval.results import atomic_file, dumps_strict, spreadsheet_cell
 
 __all__ = ["write_testset_files", "TESTSET_FILES", "csv_cell"]
 
 #: The files ``generate_testset`` writes into its output folder.
 TESTSET_FILES = ("testset.jsonl", "testset.csv", "dropped.jsonl", "qrels.txt",
-                 "chunks.jsonl", "summary.json")
+                 "chunks.jsonl", "summary.json", "testset.html", "summary.md")
 
 
 def csv_cell(value: Any) -> Any:
@@ -72,4 +75,7 @@ def write_testset_files(out: Path, kept: Sequence[Candidate], dropped: Sequence[
     write_chunks(paths["chunks.jsonl"], chunks)
     with atomic_file(paths["summary.json"], newline="\n") as f:
         f.write(dumps_strict(summary, indent=2) + "\n")
+    with atomic_file(paths["summary.md"], newline="\n") as f:
+        f.write(render_testset_summary(summary, out))
+    write_testset_page(out, kept, dropped, chunks, summary)
     return paths

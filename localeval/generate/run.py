@@ -10,6 +10,7 @@ an honest short test set whose summary says why, never an error.
 from __future__ import annotations
 
 import os
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,9 +18,11 @@ from typing import Any, Callable, Mapping, Sequence
 
 from localeval.errors import InvalidArgument, ModelError
 from localeval.generate.candidates import SYNTHESIZERS, Candidate
+from localeval.generate.checkpoint import Checkpoint
 from localeval.generate.filters import filter_candidates
 from localeval.generate.outputs import write_testset_files
-from localeval.generate.synthesis import synthesize
+from localeval.generate.synthesis import PER_CHUNK, STEPS, prompt_examples, synthesize
+from localeval.run import RunProgress
 
 __all__ = ["generate_testset", "TestsetResult", "parse_distribution"]
 
@@ -74,15 +77,23 @@ def generate_testset(docs: str | os.PathLike[str], n: int, out: str | os.PathLik
                      max_chars: int = 1500, min_chars: int = 20, overlap_sentences: int = 0,
                      personas: Sequence[str] | None = None, styles: Sequence[str] | None = None,
                      judge_options: dict[str, Any] | None = None, cache: Any = True,
-                     device: str | None = None,
+                     device: str | None = None, parallel: int | str | None = None,
+                     progress: bool | None = None,
                      on_note: Callable[[str], None] | None = None) -> TestsetResult:
     """Write a test set of about ``n`` questions from the documents ``docs`` into ``out``.
 
     ``judge``: a Judge or any spec ``localeval run`` takes (``"demo"``, a GGUF, a URL;
     None: the single GGUF in models/); ``embedder``: an embedder, a spec, None (the
     default one) or False (none: multi-hop pairs by shared rare words, round trip by
-    BM25). Writes testset.jsonl/.csv, dropped.jsonl, qrels.txt, chunks.jsonl and
-    summary.json (docs/test-sets.md).
+    BM25). Writes testset.jsonl/.csv, dropped.jsonl, qrels.txt, chunks.jsonl,
+    summary.json, summary.md and testset.html (docs/test-sets.md).
+
+    ``parallel``: questions the in-process judge writes at once (as ``localeval run
+    --parallel``; default "auto"); a judge that serves several calls at once is
+    asked that many at once. Each question is kept in ``candidates.partial.jsonl``
+    as it is written, so an interrupted call, made again, asks only for the rest
+    (``checkpoint``). ``progress``: None shows a bar on a terminal (a line every
+    30 s in a log), False nothing.
     """
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise InvalidArgument(f"-n must be a whole number of questions, 1 or more, not {n!r}")
@@ -92,28 +103,135 @@ def generate_testset(docs: str | os.PathLike[str], n: int, out: str | os.PathLik
     from localeval.corpus import chunk_documents, corpus_hash, read_corpus
     from localeval.results import make_output_folder
 
+    notes: list[str] = []
+
+    def note(text: str) -> None:
+        notes.append(text)
+        if on_note is not None:
+            on_note(text)
+
     corpus = read_corpus(docs, on_note=on_note)
     chunks = chunk_documents(corpus, max_chars=max_chars, min_chars=min_chars,
                              overlap_sentences=overlap_sentences, on_note=on_note)
     folder = Path(out)
     make_output_folder(folder)
-    loaded_judge, loaded_embedder = _models(judge, embedder, judge_options, cache, device)
+    options = dict(judge_options or {})
+    if parallel is not None:
+        options["parallel"] = parallel
+    loaded_judge, loaded_embedder = _models(judge, embedder, options, cache, device)
     from localeval.metrics import Judging
 
-    judging = Judging(loaded_judge, loaded_embedder, seed=seed)
-    candidates = synthesize(chunks, n, judging=judging, embedder=loaded_embedder, seed=seed,
-                            distribution=shares, personas=personas, styles=styles)
-    # synthesis does not expose its prompts' few-shot strings, so the filters'
-    # copied-example check does not run here (the judge door still checks each reply)
-    result = filter_candidates(candidates, chunks, embedder=loaded_embedder, judging=judging,
-                               k=k)
+    capacity = max(1, int(getattr(loaded_judge, "capacity", 1) or 1))
+    judging = Judging(loaded_judge, loaded_embedder, seed=seed, fanout=capacity)
+    hash_ = corpus_hash(corpus)
+    chunking = {"max_chars": max_chars, "min_chars": min_chars,
+                "overlap_sentences": overlap_sentences}
+    checkpoint = Checkpoint(folder, _checkpoint_key(
+        loaded_judge, hash_, chunking, seed=seed, n=n, distribution=shares, personas=personas,
+        styles=styles, embedder=loaded_embedder), on_note=note)
+    if checkpoint.earlier:
+        note(f"resuming: {len(checkpoint.earlier)} questions written before are taken from "
+             f"{checkpoint.path}")
+    started = time.perf_counter()
+    distinct = len({c.id for c in chunks})
+    bar = RunProgress(min(n, PER_CHUNK * distinct), enabled=progress,
+                      description="writing questions", usage=judging.usage, unit="questions")
+
+    def ready(c: Candidate, resumed: bool) -> None:
+        if not resumed:
+            checkpoint.add(c)
+        bar.update(judging.usage)
+
+    try:
+        checkpoint.open()
+        candidates = synthesize(chunks, n, judging=judging, embedder=loaded_embedder,
+                                seed=seed, distribution=shares, personas=personas,
+                                styles=styles, parallel=capacity, done=checkpoint.earlier,
+                                on_candidate=ready, on_note=note)
+    finally:
+        bar.close()
+        checkpoint.close()
+    usage = {"synthesis": _phase(judging.usage.to_dict(), started)}
+    started, before = time.perf_counter(), judging.usage.to_dict()
+    bars: list[RunProgress] = []
+
+    def on_stage(name: str, total: int) -> Callable[[], None]:
+        bar = RunProgress(total, enabled=progress, description="checking references",
+                          usage=judging.usage, unit="questions")
+        bars.append(bar)
+        return lambda: bar.update(judging.usage)
+
+    try:
+        result = filter_candidates(candidates, chunks, embedder=loaded_embedder,
+                                   judging=judging, k=k, examples=prompt_examples(),
+                                   on_stage=on_stage)
+    finally:
+        for b in bars:
+            b.close()
+    usage["filters"] = _phase(_minus(judging.usage.to_dict(), before), started)
     summary = _summary(corpus, chunks, candidates, result, loaded_judge, loaded_embedder, n,
-                       seed=seed, distribution=shares, k=k, max_chars=max_chars,
-                       min_chars=min_chars, overlap=overlap_sentences, docs=docs,
-                       hash_=corpus_hash(corpus))
+                       seed=seed, distribution=shares, k=k, chunking=chunking, docs=docs,
+                       hash_=hash_)
+    health = (*result.health, *_copy_health(usage["synthesis"]))
+    summary["generator_health"] = list(health)
+    summary["usage"] = usage
+    summary["notes"] = notes
+    summary["signature"]["prompts"] = dict(sorted(judging.prompt_versions.items()))
     files = write_testset_files(folder, result.kept, result.dropped, chunks, summary)
+    checkpoint.remove()
     return TestsetResult(folder, n, result.kept, result.dropped, dict(result.counts),
-                         tuple(result.health), summary, files)
+                         health, summary, files)
+
+
+def _checkpoint_key(judge: Any, corpus_hash: str, chunking: dict[str, int], *, seed: int, n: int,
+                    distribution: Any, personas: Any, styles: Any,
+                    embedder: Any) -> dict[str, Any]:
+    """What the questions of a checkpoint were written for (``checkpoint.Checkpoint``)."""
+    from localeval.prompts import prompt_version
+
+    return {"generator": _judge_signature(judge), "corpus_hash": corpus_hash,
+            "chunking": chunking, "seed": seed, "n": n, "distribution": distribution,
+            "personas": list(personas or []), "styles": None if styles is None else list(styles),
+            "embedder": _embedder_name(embedder),
+            "prompts": {step: prompt_version(step) for step in STEPS.values()}}
+
+
+def _judge_signature(judge: Any) -> dict[str, Any]:
+    if hasattr(judge, "signature"):
+        return dict(judge.signature())
+    return {"judge": getattr(judge, "name", None),
+            "fingerprint": getattr(judge, "fingerprint", None)}
+
+
+def _embedder_name(embedder: Any) -> str | None:
+    return None if embedder is None else getattr(embedder, "name", type(embedder).__name__)
+
+
+#: Say so when the judge copied its prompt's example in this share of its first replies.
+COPIED_WARN = 0.2
+
+
+def _copy_health(usage: dict[str, Any]) -> list[str]:
+    """A sentence when the generator copied its prompt's example instead of writing (the
+    judge door asked again without the example each time): the plainest sign of a
+    generator too small for the task, though the second replies may pass the filters."""
+    copied, calls = int(usage.get("copied_calls", 0)), int(usage.get("calls", 0))
+    asked = calls - copied  # each copy cost one more call
+    if asked <= 0 or copied / asked < COPIED_WARN:
+        return []
+    return [f"the generator copied its prompt's example in {copied} of {asked} first replies "
+            f"({copied / asked:.0%}) and was asked again without it: it is likely too small "
+            "to write questions; use a larger judge"]
+
+
+def _phase(usage: dict[str, Any], started: float) -> dict[str, Any]:
+    """A phase's judge usage with its wall-clock seconds (judge time is ``seconds``)."""
+    return {**usage, "wall_seconds": round(time.perf_counter() - started, 3)}
+
+
+def _minus(after: dict[str, Any], before: dict[str, Any]) -> dict[str, Any]:
+    return {k: round(v - before.get(k, 0), 3) if isinstance(v, (int, float)) else v
+            for k, v in after.items()}
 
 
 def _models(judge: Any, embedder: Any, options: dict[str, Any] | None, cache: Any,
@@ -137,14 +255,11 @@ def _models(judge: Any, embedder: Any, options: dict[str, Any] | None, cache: An
 
 def _summary(corpus: Any, chunks: Sequence[Any], candidates: Sequence[Candidate], result: Any,
              judge: Any, embedder: Any, n: int, *, seed: int, distribution: Any, k: int,
-             max_chars: int, min_chars: int, overlap: int, docs: Any,
-             hash_: str) -> dict[str, Any]:
+             chunking: dict[str, int], docs: Any, hash_: str) -> dict[str, Any]:
     from localeval.version import __version__
 
     kept, dropped = result.kept, result.dropped
     used = {d for c in kept for d in c.doc_ids}
-    judge_sig = judge.signature() if hasattr(judge, "signature") else {
-        "judge": getattr(judge, "name", None), "fingerprint": getattr(judge, "fingerprint", None)}
     return {
         "asked": n, "written": len(candidates), "kept": len(kept), "dropped": len(dropped),
         "dropped_by_reason": dict(result.counts),
@@ -157,11 +272,10 @@ def _summary(corpus: Any, chunks: Sequence[Any], candidates: Sequence[Candidate]
         "stages": [s.to_dict() for s in result.stages],
         "generator_health": list(result.health),
         "signature": {
-            "generator": {k2: v for k2, v in judge_sig.items()},
-            "embedder": None if embedder is None else getattr(embedder, "name", type(embedder).__name__),
+            "generator": _judge_signature(judge),
+            "embedder": _embedder_name(embedder),
             "seed": seed, "distribution": distribution, "k": k,
             "corpus": str(docs), "corpus_hash": hash_,
-            "chunking": {"max_chars": max_chars, "min_chars": min_chars,
-                         "overlap_sentences": overlap},
+            "chunking": chunking,
             "localeval": __version__},
     }

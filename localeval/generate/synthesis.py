@@ -24,17 +24,20 @@ import hashlib
 import random
 from collections import defaultdict
 from dataclasses import replace
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from localeval.corpus import Chunk
 from localeval.errors import InvalidArgument, JudgeCallError
 from localeval.generate.candidates import SYNTHESIZERS, Candidate
+from localeval.generate.checkpoint import JUDGE_FAILED
+from localeval.generate.jobs import Job, run_jobs
 from localeval.generate.pairing import Partner, related_chunks
 from localeval.generate.planning import Rotation, counts, interleave
 from localeval.generate.schemas import qa_schema
 from localeval.types import Sample
 
-__all__ = ["synthesize", "STYLES", "STEPS", "ABSTRACT_CHUNKS", "ABSTRACT_CHARS", "AVOID"]
+__all__ = ["synthesize", "STYLES", "STEPS", "ABSTRACT_CHUNKS", "ABSTRACT_CHARS", "AVOID",
+           "PER_CHUNK", "prompt_examples"]
 
 #: The query styles (ragas's names); each template says what each one means.
 STYLES = ("perfect grammar", "web search like", "poor grammar", "misspelled")
@@ -46,12 +49,17 @@ ABSTRACT_CHUNKS = 3
 ABSTRACT_CHARS = 4000
 #: A prompt lists at most this many questions already written from the same chunks.
 AVOID = 5
+#: A corpus gives at most this many questions a chunk: more would repeat themselves.
+PER_CHUNK = 3
 
 
 def synthesize(chunks: Sequence[Chunk], n: int, *, judging: Any, embedder: Any = None,
                seed: int = 0, distribution: Mapping[str, float] | None = None,
                personas: Sequence[str] | None = None,
-               styles: Sequence[str] | None = None) -> list[Candidate]:
+               styles: Sequence[str] | None = None, parallel: int = 1,
+               done: Mapping[str, Candidate] | None = None,
+               on_candidate: Callable[[Candidate, bool], None] | None = None,
+               on_note: Callable[[str], None] | None = None) -> list[Candidate]:
     """``n`` candidate questions written by the judge from ``chunks`` (docs/test-sets.md).
 
     ``judging`` is a ``localeval.metrics.Judging`` door with a judge; ``embedder``
@@ -60,6 +68,13 @@ def synthesize(chunks: Sequence[Chunk], n: int, *, judging: Any, embedder: Any =
     (default 50/25/25); ``personas`` (short descriptions of users) and ``styles``
     (of ``STYLES``) are handed out in turn from a seeded start. A call the judge
     fails gives a dropped candidate that says why.
+
+    A small corpus gives at most ``PER_CHUNK`` questions a chunk (said through
+    ``on_note``). ``parallel``: questions asked at once (threads; a judge that
+    serves several calls at once, ``Judge.capacity``); ``done``: candidates an
+    earlier, interrupted run wrote, by id, taken as they are; ``on_candidate(c,
+    resumed)`` is called as each candidate is ready. The result is the same, in
+    the same order, at any ``parallel`` and from any resumed state.
     """
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:
         raise InvalidArgument(f"n must be a whole number of questions, 0 or more, not {n!r}")
@@ -68,6 +83,23 @@ def synthesize(chunks: Sequence[Chunk], n: int, *, judging: Any, embedder: Any =
     chunks = sorted({c.id: c for c in chunks}.values(), key=lambda c: (c.doc_id, c.position, c.id))
     if n == 0 or not chunks:
         return []
+    if n > PER_CHUNK * len(chunks):
+        if on_note is not None:
+            on_note(f"the corpus's {len(chunks)} chunks can give at most "
+                    f"{PER_CHUNK * len(chunks)} questions ({PER_CHUNK} a chunk); writing "
+                    f"{PER_CHUNK * len(chunks)} of the {n} asked for")
+        n = PER_CHUNK * len(chunks)
+    jobs = _plan(chunks, n, seed, distribution, embedder, personas, styles)
+    return run_jobs(jobs, lambda job, avoid: _write(judging, job, avoid), parallel=parallel,
+                    done=done or {}, on_candidate=on_candidate, avoid_last=AVOID)
+
+
+def _plan(chunks: list[Chunk], n: int, seed: int, distribution: Mapping[str, float] | None,
+          embedder: Any, personas: list[str], styles: list[str]) -> list[Job]:
+    """Every question to ask, in order: its id, synthesizer, chunks, persona and style.
+
+    Decided from the chunks and the seed alone, before the judge writes anything,
+    so the plan (and every id) is the same however the asking goes."""
     rotation = Rotation(chunks, seed)
     partners: list[tuple[Partner, ...]] = [() for _ in chunks]
     if counts(n, distribution)["multi_hop_specific"]:
@@ -77,23 +109,41 @@ def synthesize(chunks: Sequence[Chunk], n: int, *, judging: Any, embedder: Any =
     turns = random.Random(f"{seed}:turns")
     persona_start = turns.randrange(len(personas)) if personas else 0
     style_start = turns.randrange(len(styles)) if styles else 0
-    written: dict[tuple[str, ...], list[str]] = defaultdict(list)
     seen: dict[str, int] = defaultdict(int)
-    out = []
+    jobs = []
     for k, synthesizer in enumerate(plan):
-        picked = _pick(synthesizer, rotation, partners)
-        persona = personas[(persona_start + k) % len(personas)] if personas else None
-        style = styles[(style_start + k) % len(styles)] if styles else None
-        used = [chunks[i] for i in picked]
+        used = tuple(chunks[i] for i in _pick(synthesizer, rotation, partners))
         key = "\n".join([*(c.id for c in used), synthesizer])
         cid = "q-" + hashlib.sha256(f"{key}\n{seen[key]}".encode()).hexdigest()[:16]
         seen[key] += 1
-        ids = tuple(c.id for c in used)
-        candidate = _write(judging, cid, synthesizer, used, persona, style, written[ids][-AVOID:])
-        if candidate.dropped is None:
-            written[ids].append(candidate.question)
-        out.append(candidate)
-    return out
+        jobs.append(Job(cid, synthesizer, used,
+                        personas[(persona_start + k) % len(personas)] if personas else None,
+                        styles[(style_start + k) % len(styles)] if styles else None))
+    return jobs
+
+
+#: The per-call inputs of a synthesis prompt, empty (to render its example alone).
+_NO_INPUTS: dict[str, Any] = {"persona": "", "style": "", "avoid": []}
+
+
+def prompt_examples(langs: Sequence[str] = ("en", "ja", "zh")) -> list[str]:
+    """The few-shot lines of every synthesizer's prompt, in every language: what the
+    filters' copied-example check compares questions and references with. A question
+    that copies any prompt's example is a copy, whichever prompt it answered.
+
+    Found by rendering each template with and without its example, as the judge
+    door does, so they never go stale when a template changes."""
+    from localeval.prompts import example_lines, render
+
+    sample = Sample(id="example", contexts=["-"])
+    lines: list[str] = []
+    for step in STEPS.values():
+        for lang in langs:
+            with_ex = render(step, sample, lang=lang, examples=True, **_NO_INPUTS)[0][-1]["content"]
+            without = render(step, sample, lang=lang, examples=False, **_NO_INPUTS)[0][-1]["content"]
+            lines += [ln for ln in example_lines(with_ex, without)
+                      if ln.strip() and ln.strip() != "Example" and ln not in lines]
+    return lines
 
 
 def _checked_list(name: str, values: Sequence[str] | None,
@@ -159,9 +209,10 @@ def _window(rotation: Rotation, members: list[int], start: int) -> list[int]:
     return sorted(window)
 
 
-def _write(judging: Any, cid: str, synthesizer: str, used: list[Chunk], persona: str | None,
-           style: str | None, avoid: list[str]) -> Candidate:
+def _write(judging: Any, job: Job, avoid: list[str]) -> Candidate:
     """Ask the judge for one question and its answer; a failed call is a dropped candidate."""
+    cid, synthesizer, used, persona, style = (job.id, job.synthesizer, job.chunks, job.persona,
+                                              job.style)
     lang = used[0].lang
     texts = [c.text for c in used]
     base = Candidate(id=cid, question="", reference="", contexts=tuple(texts),
@@ -175,7 +226,7 @@ def _write(judging: Any, cid: str, synthesizer: str, used: list[Chunk], persona:
         reply = door.ask(STEPS[synthesizer], schema, sample, persona=persona or "",
                          style=style or "", avoid=list(avoid))
     except JudgeCallError as e:
-        return base.drop(f"judge failed: {e}")
+        return base.drop(f"{JUDGE_FAILED}: {e}")
     question, answer = reply.output.question.strip(), reply.output.answer.strip()
     filled = replace(base, question=question, reference=answer)
     if not question:

@@ -36,6 +36,7 @@ _WHERE = {
     "ValueRule": ".metric_values", "check_metric_value": ".metric_values",
     "parse_metric_value": ".metric_values", "parse_metric_values": ".metric_values",
     "split_metric_list": ".metric_values", "split_metric_value": ".metric_values",
+    "REASON_CHARS": ".schemas",
 }
 
 __all__ = sorted(_WHERE)

@@ -60,6 +60,9 @@ def base_row(sample: Sample, cols: Columns) -> dict[str, Any]:
     row: dict[str, Any] = {cols["id"]: sample.id}
     for f in SAMPLE_FIELDS:
         value = getattr(sample, f)
+        if f == "relevant_ids" and isinstance(value, dict) and all(
+                g == 1 for g in value.values()):
+            value = list(value)  # a list of ids was read as grades of 1: written back a list
         if value is not None:
             row[cols[f]] = copy.deepcopy(value)
     for k, v in sample.metadata.items():

@@ -9,6 +9,7 @@ from localeval.lazy import lazy_face
 
 _WHERE = {
     "copies_in": ".examples",
+    "example_lines": ".examples",
     "find_copies": ".examples",
     "prompt_version": ".renderer",
     "render": ".renderer",

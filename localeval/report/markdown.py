@@ -17,6 +17,7 @@ from localeval.report.corrected import corrected_note, corrected_rows
 from localeval.report.health import health_line
 from localeval.report.judged import CI_MARK, ci_note, judge_unfit, judged_keys
 from localeval.report.numbers import fmt, unscored_note
+from localeval.report.summary import run_label
 from localeval.results import atomic_file
 
 __all__ = ["summary_table", "summary_markdown", "write_markdown_report", "escape_markdown",
@@ -170,6 +171,9 @@ def write_markdown_report(out_dir: str | os.PathLike[str], summary: Mapping[str,
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     lines = [f"## localeval: {summary.get('n_samples', '?')} samples", ""]
+    label = run_label(summary.get("run"))
+    if label:  # the run's --name and --tag
+        lines += [f"Run: {escape_markdown(label)}", ""]
     stop = summary.get("interrupted")
     if stop:
         lines += [f"> **Interrupted run:** {stop.get('finished')} of {stop.get('total')} samples "

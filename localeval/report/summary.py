@@ -2,7 +2,9 @@
 
 The signature is sacrebleu's idea applied to judged metrics: two numbers are
 comparable only when judge file, prompt versions, seed, embedder and
-localeval version agree, so every summary carries them.
+localeval version agree, so every summary carries them, and the version of the
+data they were computed on (``dataset.DataVersion``: its content hash, its
+test-set hash and its rows).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import numpy as np
 from localeval.stats import bootstrap_ci, bootstrap_cis
 from localeval.types import Score
 
-__all__ = ["summarize_metric", "summarize_metrics", "signature", "signature_line"]
+__all__ = ["summarize_metric", "summarize_metrics", "signature", "signature_line", "run_label"]
 
 
 def summarize_metrics(columns: Mapping[str, Sequence[Score]], *,
@@ -54,8 +56,13 @@ def _short(h: str | None, n: int = 12) -> str:
 def signature(*, version: str, judge: Any = None, embedder: Any = None, seed: int = 0,
               prompts: Mapping[str, str] | None = None, verdicts: str = "hard",
               lang: str = "auto", repeats: int = 1,
-              subset: Mapping[str, Any] | None = None) -> dict[str, Any]:
+              subset: Mapping[str, Any] | None = None,
+              data: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Everything a reader needs to tell whether two results are comparable.
+
+    ``data``: the dataset's version, ``DataVersion.signature_fields()``
+    (``dataset_hash``, ``testset_hash``, ``dataset_rows``: the whole dataset's,
+    before any ``subset``).
 
     ``subset``: the run scored only some samples (``--limit``/``--sample``), so its
     means are not those of the whole dataset: ``{"limit": N | "sample": N, "seed": S,
@@ -75,12 +82,14 @@ def signature(*, version: str, judge: Any = None, embedder: Any = None, seed: in
         "verdicts": verdicts,
         "lang": lang,
         "repeats": repeats,
+        **dict(data or {}),
         **({"subset": dict(subset)} if subset else {}),
     }
 
 
 def signature_line(sig: Mapping[str, Any]) -> str:
-    """``judge:NAME@HASH|prompts:HASH|seed:0|embed:NAME@HASH|verdicts:hard|v:X`` (sacrebleu style)."""
+    """``judge:NAME@HASH|prompts:HASH|seed:0|embed:NAME@HASH|verdicts:hard|lang:auto|data:HASH|rows:N|v:X``
+    (sacrebleu style; ``data`` and ``rows`` only where the run recorded them)."""
     parts = [
         f"judge:{sig.get('judge') or 'none'}@{_short(sig.get('judge_fingerprint'))}",
         f"prompts:{sig.get('prompts_hash') or 'none'}",
@@ -91,6 +100,8 @@ def signature_line(sig: Mapping[str, Any]) -> str:
     ]
     if sig.get("repeats", 1) != 1:
         parts.append(f"repeats:{sig['repeats']}")
+    if sig.get("dataset_hash"):
+        parts += [f"data:{_short(str(sig['dataset_hash']))}", f"rows:{sig.get('dataset_rows')}"]
     sub = sig.get("subset")
     if sub:
         parts.append(f"limit:{sub['limit']}of{sub['of']}" if "limit" in sub else
@@ -98,3 +109,17 @@ def signature_line(sig: Mapping[str, Any]) -> str:
     parts.append(f"v:{sig.get('localeval')}")
     return "|".join(parts)
 
+
+
+def run_label(run: Any) -> str:
+    """A run's name and tags in one line (``v2 · branch=main · pr=12``); "" when it has
+    neither. ``run`` is summary.json's ``run`` section, read as found (an older or
+    damaged summary may hold anything there)."""
+    if not isinstance(run, Mapping):
+        return ""
+    name = run.get("name")
+    tags = run.get("tags")
+    parts = [str(name)] if isinstance(name, str) and name else []
+    if isinstance(tags, Mapping):
+        parts += [f"{k}={v}" for k, v in tags.items()]
+    return " · ".join(parts)

@@ -25,6 +25,7 @@ from localeval.report.health import health_line
 from localeval.report.histogram import histogram, is_bounded, tone
 from localeval.report.judged import CI_MARK, ci_note, judge_unfit, judged_keys
 from localeval.report.numbers import excerpt, fmt, plain_number, unscored_note
+from localeval.report.summary import run_label
 
 __all__ = ["build_view", "pick_samples", "WORST_K", "MAX_SAMPLES"]
 
@@ -267,6 +268,7 @@ def build_view(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
         "samples": sample_views,
         "n_shown": len(sample_views),
         "signature_line": summary.get("signature_line") or "",
+        "run_label": run_label(summary.get("run")),
         "signature": [(k, "–" if val is None else str(val)) for k, val in sig.items()
                       if k != "prompts"],
         "prompts": sorted((str(k), str(val)) for k, val in (sig.get("prompts") or {}).items()),

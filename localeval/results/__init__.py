@@ -12,6 +12,7 @@ The writer and the reader live together here so that the two can never drift.
 from localeval.lazy import lazy_face
 
 _WHERE = {
+    "add_to_summary": ".writer",
     "CONTENT_FIELDS": ".content",
     "CORRECTED": ".sections",
     "CorrectedMetric": ".sections",
@@ -29,6 +30,7 @@ _WHERE = {
     "dumps_strict": ".files",
     "make_output_folder": ".writer",
     "read_run": ".reader",
+    "read_summary": ".reader",
     "sample_record": ".writer",
     "spreadsheet_cell": ".table",
     "unquote_cell": ".table",

@@ -15,7 +15,7 @@ from localeval.results.folder_lock import FolderLock
 from localeval.results.table import CSV_FILE, write_results_csv
 from localeval.types import Sample, Score
 
-__all__ = ["RunWriter", "sample_record", "make_output_folder"]
+__all__ = ["RunWriter", "sample_record", "make_output_folder", "add_to_summary"]
 
 
 def sample_record(sample: Sample, scores: Mapping[str, Score]) -> dict[str, Any]:
@@ -153,3 +153,26 @@ def make_output_folder(d: Path) -> None:
     if not os.access(d, os.W_OK | os.X_OK):
         raise UsageError(f"output folder {d}: permission denied (not writable); "
                          "choose another with -o")
+
+
+def add_to_summary(out_dir: str | os.PathLike[str], sections: Mapping[str, Any]) -> None:
+    """Add ``sections`` to a finished run's summary.json, under the folder's lock.
+
+    For what is known only once ``evaluate`` has returned: the outcome of the
+    command line's gates (``localeval runs`` shows it). The file is replaced
+    atomically; a folder another run holds by now is a UsageError, a file that
+    cannot be written an OutputError (the caller warns: the run itself is complete).
+    """
+    d = Path(out_dir)
+    lock = FolderLock(d)
+    lock.acquire()
+    try:
+        path = d / SUMMARY_FILE
+        try:
+            summary = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:
+            raise OutputError(f"cannot add to {path}: {e}") from None
+        summary.update(sections)
+        write_json(path, summary)
+    finally:
+        lock.release()

@@ -10,8 +10,10 @@ ragas or deepeval export, through ``read_localeval``, ``read_ragas``,
 one reader of label tables and sheet cells, which ``validate`` and
 ``estimate`` view in their own ways), ``alignment`` (two judges of the same
 samples: by id, then by content), ``pairing`` (two versions of a pipeline:
-by id, then by question) and ``fitness`` (whether a set's judge passed its judge
-check, and the plain caveat beside its judged numbers when it did not).
+by id, then by question), ``fitness`` (whether a set's judge passed its judge
+check, and the plain caveat beside its judged numbers when it did not) and
+``run_index`` (the run folders under some folders and what each summary says:
+``localeval runs``).
 """
 
 from localeval.lazy import lazy_face
@@ -25,6 +27,7 @@ _WHERE = {
     "SideFitness": ".fitness",
     "LabelTable": ".label_table",
     "ResultSet": ".resultset",
+    "RunEntry": ".run_index",
     "agreement_caveat": ".fitness",
     "align": ".alignment",
     "canonical_metric_name": ".resultset",
@@ -32,6 +35,7 @@ _WHERE = {
     "describe_pairing": ".pairing",
     "estimate_note": ".fitness",
     "failure_text": ".fitness",
+    "find_runs": ".run_index",
     "fitness_notes": ".fitness",
     "judge_caveat": ".fitness",
     "label_metric_name": ".label_table",

@@ -10,7 +10,8 @@
 - ``aggregate``: the summary; ``result``: ``EvaluationResult``, the reports and the
   ``summary_sections`` hook's sections; ``progress``: the bar; ``judge_check_step``:
   the judge check before the first judge call; ``lean``: what a run that keeps no
-  samples keeps.
+  samples keeps; ``naming``: a run's name and tags; ``folder_rule``: a run never
+  replaces another run's folder by accident.
 """
 
 from localeval.lazy import lazy_face
@@ -20,7 +21,10 @@ _WHERE = {
     "EvaluationResult": ".result",
     "MetricObserver": ".sample_scoring",
     "RunProgress": ".progress",
+    "loading_stage": ".progress",
     "evaluate": ".runner",
+    "check_name": ".naming",
+    "parse_tags": ".naming",
     "open_cache": ".wiring",
     "build_embedder": ".wiring",
     "build_judge": ".wiring",

@@ -21,14 +21,19 @@ def build_summary(chosen: Sequence[Metric], scores: Sequence[Mapping[str, Score]
                   seed: int, verdicts: str, lang: str, repeats: int, version: str,
                   notes: list[str], samples: Sequence[Sample] = (),
                   judge_check: Mapping[str, Any] | None = None,
-                  subset: Mapping[str, Any] | None = None) -> dict[str, Any]:
+                  subset: Mapping[str, Any] | None = None,
+                  data: Mapping[str, Any] | None = None,
+                  run: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The summary of ``scores`` (one mapping per finished sample) for the metrics ``chosen``.
 
     ``samples`` are the finished samples in the order of ``scores`` (judge health
     needs them to tell a constant metric on varied data from varied data
     scored alike); ``judge_check`` is the judge check result, if one ran
     (``summary["judge_check"]``, the one place it is written);
-    ``subset`` is the run's ``--limit``/``--sample`` (``dataset.Subset.record``).
+    ``subset`` is the run's ``--limit``/``--sample`` (``dataset.Subset.record``);
+    ``data`` the dataset's version (``DataVersion.signature_fields()``), in the signature;
+    ``run`` the run's ``run`` section (``run.labels.run_section``: when it started, its
+    name and tags).
     """
     metrics: dict[str, Any] = {}
     keys = dict.fromkeys(m.key for m in chosen)  # Metric.key is computed per access: once here
@@ -50,9 +55,10 @@ def build_summary(chosen: Sequence[Metric], scores: Sequence[Mapping[str, Score]
     judge = ctx.judge if ctx.judge is not None else ctx.accounting.judge
     sig = signature(version=version, judge=judge, embedder=ctx.embedder, seed=seed,
                     prompts=ctx.prompt_versions, verdicts=verdicts, lang=lang, repeats=repeats,
-                    subset=subset)
+                    subset=subset, data=data)
     out = {"metrics": metrics, "n_samples": len(scores), "signature": sig,
-           "signature_line": signature_line(sig), "usage": ctx.usage.to_dict()}
+           "signature_line": signature_line(sig), **({"run": dict(run)} if run else {}),
+           "usage": ctx.usage.to_dict()}
     judged = [m.key for m in chosen if m.uses_judge]
     if judged and judge is not None:
         out["judge_health"] = judge_health(judged, samples, scores, out["usage"], judge_check)

@@ -126,20 +126,24 @@ class RunProgress:
     statistics and the ETA follow it on every refresh, i.e. per judge call;
     otherwise they follow the usage passed to :meth:`update`. ``work``: each
     sample's units of work (its model metrics) for the ETA; one each by default.
+    ``unit``: what is counted ("samples", "questions").
     """
 
     def __init__(self, total: int, *, enabled: bool | None = None,
                  description: str = "evaluating", usage: Usage | None = None,
-                 work: Sequence[int] | None = None, interval: float | None = None) -> None:
+                 work: Sequence[int] | None = None, interval: float | None = None,
+                 unit: str = "samples") -> None:
         self.enabled = _tty(enabled) and total > 0
         # not a terminal and not switched off: plain lines every `interval` seconds
         self.plain = enabled is None and not self.enabled and total > 0
         self.interval = PLAIN_INTERVAL if interval is None else float(interval)
         self.description = description
+        self.unit = unit
         self.total = total
         self._t0 = time.perf_counter()
         self._last_line = self._t0
         self._stop = threading.Event()
+        self._count_lock = threading.Lock()
         self._ticker: threading.Thread | None = None
         self._usage = usage if usage is not None else Usage()
         self._live = usage is not None
@@ -170,7 +174,7 @@ class RunProgress:
 
             self._bar = Progress(
                 TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                TextColumn("samples"), TimeElapsedColumn(), _Live(),
+                TextColumn(unit), TimeElapsedColumn(), _Live(),
                 console=Console(stderr=True), transient=False, refresh_per_second=4,
             )
             self._bar.start()
@@ -183,7 +187,7 @@ class RunProgress:
     def plain_line(self, now: float | None = None) -> str:
         """``localeval: evaluating 3/40 samples, 0:06:10 elapsed, eta ...`` (a CI log's line)."""
         now = time.perf_counter() if now is None else now
-        return (f"localeval: {self.description} {self._finished}/{self.total} samples, "
+        return (f"localeval: {self.description} {self._finished}/{self.total} {self.unit}, "
                 f"{_clock(now - self._t0)} elapsed, {self.status_text()}")
 
     def tick(self, now: float | None = None) -> bool:
@@ -212,12 +216,14 @@ class RunProgress:
         return f"{eta} · calls {u.calls} · cache {u.cache_hits} · {tps:,.0f} tok/s"
 
     def update(self, usage: Usage, advance: int = 1) -> None:
-        """A sample (``advance`` samples) finished; ``usage`` is the run's usage so far."""
-        self._finished += advance
-        if not self._live:
-            self._usage = usage
-        if self._bar:
-            self._bar.update(self._task, advance=advance)
+        """A sample (``advance`` samples) finished; ``usage`` is the run's usage so far.
+        Thread-safe: the workers of a threaded run call it as they finish."""
+        with self._count_lock:
+            self._finished += advance
+            if not self._live:
+                self._usage = usage
+            if self._bar:
+                self._bar.update(self._task, advance=advance)
 
     def close(self) -> None:
         self._stop.set()

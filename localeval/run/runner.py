@@ -19,14 +19,16 @@ import warnings
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from localeval.config import RunConfig
-from localeval.dataset import Dataset, Subset, check_required, load_dataset, select_samples
+from localeval.dataset import Dataset, DataVersion, Subset, check_required, data_version, load_dataset, select_samples
 from localeval.errors import UsageError
 from localeval.judge import Judge
 from localeval.metrics import Judging, Metric, NoJudge, empty_input_note, missing_reason, parse_metrics
 from localeval.results import RunWriter, sample_record
 from localeval.run.aggregate import build_summary
+from localeval.run.folder_rule import FolderRule
 from localeval.run.judge_check_step import check_pairs, run_judge_check_step
 from localeval.run.lean import ScoreColumns
+from localeval.run.naming import check_name, check_tags, run_section
 from localeval.run.progress import loading_stage, model_label
 from localeval.run.result import EvaluationResult, SummaryHook, add_sections, write_reports
 from localeval.run.sample_scoring import MetricObserver
@@ -77,6 +79,9 @@ def evaluate(
     options_as: str = "python",
     keep_samples: bool = True,
     summary_sections: SummaryHook | None = None,
+    name: str | None = None,
+    tags: Mapping[str, str] | None = None,
+    overwrite: bool = False,
 ) -> EvaluationResult:
     """Evaluate ``data`` with ``metrics`` and return per-sample scores and a summary.
 
@@ -122,6 +127,12 @@ def evaluate(
     and the reports are written, once (``localeval run --labels`` adds
     ``corrected`` so). If it raises, the run's files are written without them and
     its error is raised after.
+    ``name`` and ``tags`` (``{"branch": "main"}``) label the run in summary.json's
+    ``run`` section, beside when it started (``localeval runs`` lists them); the
+    dataset's content hash and rows go into the signature (``dataset.data_version``).
+    An ``out_dir`` that holds a run of other data or settings is refused before
+    anything is written, unless ``overwrite`` (``run.folder_rule``); the same run
+    again resumes.
 
     Settings left at None come from ``configure()``, then the environment, then
     the defaults (``localeval.config.run_config``).
@@ -137,8 +148,13 @@ def evaluate(
                          "it cannot be combined with workers or ray")
     from localeval.version import __version__
 
+    cli = options_as == "cli"
+    name = check_name(name, "--name" if cli else "name")
+    tags = check_tags(tags, "--tag" if cli else "tags")
     subset = Subset(limit, sample, cfg.seed)
     ds = load_dataset(data, columns=columns)
+    run = run_section(name, tags, ds.source)
+    dv = data_version(ds)  # of the whole dataset, before --limit/--sample
     total = len(ds)
     whole = subset.note(total, options_as)
     if whole is not None and on_info is not None:
@@ -156,15 +172,22 @@ def evaluate(
         on_warning(n) if on_warning else warnings.warn(n, stacklevel=2)
     # The output folder is checked and locked before any model loads: a bad -o or a
     # folder in use by another run fails at once, not after the work.
+    # So is a folder holding another run (before any model loads, for what is known now).
     writer = RunWriter(out_dir) if out_dir is not None else None
     if writer is not None and writer.note:
         warn(writer.note)
     try:
+        rule = None
+        if writer is not None:
+            rule = FolderRule(writer.dir, overwrite=overwrite, name=name, options_as=options_as)
+            rule.check_request(ds, dv, [m.key for m in chosen], version=__version__,
+                               seed=cfg.seed, verdicts=cfg.verdicts, lang=cfg.lang,
+                               repeats=cfg.repeats)
         return _evaluate(ds, chosen, writer, notes, warn, cfg, progress=progress,
                          observer=observer, on_info=on_info, version=__version__,
                          subset=subset.record(total, len(ds)), options_as=options_as,
                          lean=not keep_samples and writer is not None,
-                         summary_sections=summary_sections)
+                         summary_sections=summary_sections, rule=rule, data=dv, run=run)
     finally:
         if writer is not None:
             writer.release()
@@ -175,9 +198,12 @@ def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes
               observer: MetricObserver | None, on_info: Callable[[str], None] | None,
               version: str, subset: dict[str, Any] | None = None,
               options_as: str = "python", lean: bool = False,
-              summary_sections: SummaryHook | None = None) -> EvaluationResult:
+              summary_sections: SummaryHook | None = None, rule: FolderRule | None = None,
+              data: DataVersion | None = None, run: dict[str, Any] | None = None
+              ) -> EvaluationResult:
     """``evaluate`` after the data, metrics and output folder are checked (and ``notes``,
-    the ones so far, told)."""
+    the ones so far, told); ``rule`` checks the models against the folder's run once
+    they are loaded, before anything is written."""
     judge, embedder, judge_options = cfg.judge, cfg.embedder, dict(cfg.judge_options)
     lang, seed, verdicts, repeats = cfg.lang, cfg.seed, cfg.verdicts, cfg.repeats
     cache, device, workers, ray = cfg.cache, cfg.device, cfg.workers, cfg.ray
@@ -196,14 +222,21 @@ def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes
     if need_judge and the_judge is None and not pooled:
         notes.append(str(NoJudge(options_as)))
     the_embedder = None
+    texts = [t for s in ds for t in (s.question, s.answer, s.reference) if t]
+    if need_embed and embedder is None:  # Japanese or Chinese data: a multilingual default
+        from localeval.embed import multilingual_default
+
+        embedder, why = multilingual_default(texts)
+        notes.extend([why] if why else [])
     if need_embed:
         with loading_stage(f"loading embedder {model_label(embedder, 'all-MiniLM-L6-v2')}",
                            progress if embedder is not False else False):
             the_embedder = build_embedder(embedder, store, device)
+    if rule is not None:
+        rule.check_models(the_judge, the_embedder, pooled=pooled)
     if the_embedder is not None:
         from localeval.embed import warn_if_language_mismatch
 
-        texts = [t for s in ds for t in (s.question, s.answer, s.reference) if t]
         msg = warn_if_language_mismatch(the_embedder, texts)
         if msg:
             notes.append(msg)
@@ -293,7 +326,8 @@ def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes
         kept = scores if lean else scores[: len(done)]  # lean: only finished rows are kept
         summary = build_summary(chosen, kept, ctx, seed, verdicts, lang,
                                 repeats, version, notes, samples=done, judge_check=checked,
-                                subset=subset)
+                                subset=subset, run=run,
+                                data=data.signature_fields() if data is not None else None)
         if interrupted:
             summary["interrupted"] = {"finished": finished, "total": len(samples)}
         elif scored and summary_sections is not None:

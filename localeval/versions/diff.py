@@ -234,6 +234,8 @@ class VersionDiff:
     direction_notes: list[str] = field(default_factory=list)
     #: each side's judge fitness (its judge check and health, from its summary.json)
     fitness: tuple[SideFitness, SideFitness] = (SideFitness("base"), SideFitness("new"))
+    #: ``diff --pairwise``: the pairwise result's dict (``pairwise.PairwiseResult.to_dict``)
+    pairwise: dict[str, Any] | None = None
 
     @property
     def judged(self) -> list[str]:
@@ -283,6 +285,7 @@ class VersionDiff:
             "not_compared": [{"metric": k, "reason": r} for k, r in self.not_compared],
             **({"labels": self.labels} if self.labels else {}),
             **({"direction_notes": self.direction_notes} if self.direction_notes else {}),
+            **({"pairwise": self.pairwise} if self.pairwise is not None else {}),
         }
 
 

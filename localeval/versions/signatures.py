@@ -8,6 +8,12 @@ to embedding metrics only (a diff of BLEU and ROUGE says nothing of judges).
 localeval runs carry their signature in summary.json (read by ``resultsets``'
 reader into ``ResultSet.signature``, written by ``report.signature``); exports
 from other tools carry none, which is said too.
+
+The test set is compared as well: two versions of a pipeline are compared on
+the same questions and references, and the signature's ``testset_hash``
+(``dataset.data_version``: the questions, references, reference contexts and
+relevant ids, not the pipeline's answers, contexts or rankings) says whether
+they were. It is compared only when both runs record it (earlier runs do not).
 """
 
 from __future__ import annotations
@@ -88,7 +94,8 @@ def signature_notes(base: Mapping[str, Any], new: Mapping[str, Any], base_name: 
         return ([f"{' and '.join(missing)} record{'s' if len(missing) == 1 else ''} no "
                  "signature (not a localeval run, or summary.json is missing): cannot tell "
                  f"whether {what} scored both runs"], False)
-    notes, differs = [], []
+    notes: list[str] = []
+    differs: list[str] = []
     for what, keys in relevant:
         va, vb = _value(base, keys), _value(new, keys)
         if va != vb:
@@ -100,4 +107,19 @@ def signature_notes(base: Mapping[str, Any], new: Mapping[str, Any], base_name: 
         whose = (["the judge's"] if set(differs) - {"embedder", "language"} else []) + (
             ["the embedder's"] if "embedder" in differs else []) or ["the set-up's"]
         notes.append(f"a difference below may be {' or '.join(whose)}, not the pipeline's")
+    data = _testset_note(base, new, base_name, new_name)
+    if data:
+        notes = [data, *(notes or [same_setup_text(judged, embedded)])]
     return notes, not notes
+
+
+def _testset_note(base: Mapping[str, Any], new: Mapping[str, Any], base_name: str,
+                  new_name: str) -> str:
+    """The sentence for two runs on different test sets; "" when the same or not known."""
+    a, b = base.get("testset_hash"), new.get("testset_hash")
+    if not (isinstance(a, str) and isinstance(b, str) and a and b) or a == b:
+        return ""
+    return (f"the test sets differ: {base_name} {a[:12]} ({base.get('dataset_rows')} rows), "
+            f"{new_name} {b[:12]} ({new.get('dataset_rows')} rows); the paired samples' "
+            "questions, references or relevant ids may differ, so a difference below may be "
+            "the data's, not the pipeline's")

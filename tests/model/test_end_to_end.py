@@ -54,12 +54,12 @@ def _check_in_range(res):
 
 
 def test_every_metric_end_to_end_and_deterministic(tiny_gguf, bias, tmp_path):
-    """The whole bundled example (20 en + 10 ja samples), every metric, twice."""
+    """The whole bundled example (20 en + 10 ja + 10 zh samples), every metric, twice."""
     kw = dict(judge=str(tiny_gguf), judge_options={"n_ctx": 4096, "logit_bias": bias},
               progress=False)
     first = localeval.evaluate(example_path(), ALL_JUDGE + OTHER, cache=tmp_path / "c1.sqlite",
                                out_dir=tmp_path / "out", **kw)
-    assert len(first.scores) == 30
+    assert len(first.scores) == 40
     _check_in_range(first)
     assert set(first.summary["metrics"]) == set(ALL_JUDGE + OTHER)
     u = first.summary["usage"]

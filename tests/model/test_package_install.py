@@ -107,5 +107,5 @@ def test_wheel_metadata_and_example_run(installed, empty):
     _run([str(installed / "localeval"), "run", "example", "-m", "bleu,rougeL", "-o", "out"],
          cwd=empty, env=_env(empty))
     lines = (empty / "out" / "results.jsonl").read_text("utf-8").splitlines()
-    assert len(lines) == 30 and all(json.loads(x)["scores"]["bleu"] is not None for x in lines)
+    assert len(lines) == 40 and all(json.loads(x)["scores"]["bleu"] is not None for x in lines)
     assert (empty / "out" / "report.html").is_file()

@@ -47,7 +47,7 @@ LAYERS: dict[str, int] = {
     "metrics": 4,
     "results": 5, "report": 5,
     "run": 6, "resultsets": 6, "pipeline": 6, "generate": 6,
-    "agreement": 7, "estimate": 7, "versions": 7,
+    "agreement": 7, "estimate": 7, "versions": 7, "history": 7, "pairwise": 7,
     "judge_check": 5,
     "ragas": 8, "testing": 8, "cli": 9, "": 9,  # "" is localeval/__init__.py, the public face
 }

@@ -182,4 +182,4 @@ def test_the_example_corpus_chunks_one_passage_each():
     corpus = read_corpus(example)
     chunks, notes = _chunks({d.id: d.text for d in corpus})
     assert len(chunks) == len(corpus) and notes == []
-    assert {c.lang for c in chunks} == {"en", "ja"}
+    assert {c.lang for c in chunks} == {"en", "ja", "zh"}

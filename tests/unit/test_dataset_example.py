@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from localeval.dataset import load_dataset
+from localeval.lang import detect_lang
 
 DATA = Path(__file__).resolve().parents[2] / "localeval" / "data"
 EXAMPLE = DATA / "example.jsonl"
@@ -24,6 +25,8 @@ FIELDS = ("id", "question", "answer", "contexts", "reference", "retrieved_ids",
 QUALITIES = {"good", "unfaithful", "irrelevant_context", "wrong_ranking", "incomplete",
              "noncommittal"}
 KANA = re.compile(r"[\u3040-\u309f\u30a0-\u30ff]")
+HAN = re.compile(r"[\u4e00-\u9fff]")
+LANGS = ("en-", "ja-", "zh-")
 
 
 def _jsonl(path: Path) -> list[dict]:
@@ -55,12 +58,13 @@ def _first_relevant_rank(row: dict) -> int | None:
 
 
 def test_counts_and_ids(rows):
-    assert len(rows) == 30
+    assert len(rows) == 40
     ids = [r["id"] for r in rows]
-    assert len(set(ids)) == 30
-    en = [r for r in rows if r["id"].startswith("en-")]
-    ja = [r for r in rows if r["id"].startswith("ja-")]
-    assert (len(en), len(ja)) == (20, 10)
+    assert len(set(ids)) == 40
+    assert all(i.startswith(LANGS) for i in ids), ids
+    en, ja, zh = ([r for r in rows if r["id"].startswith(p)] for p in LANGS)
+    assert (len(en), len(ja), len(zh)) == (20, 10, 10)
+    assert [r["id"] for r in zh] == [f"zh-{i:02d}" for i in range(1, 11)]
 
 
 def test_languages(rows):
@@ -70,6 +74,10 @@ def test_languages(rows):
             assert all(KANA.search(t) for t in texts), r["id"]
         else:
             assert not any(KANA.search(t) for t in texts), r["id"]
+        if r["id"].startswith("en-"):
+            assert not any(HAN.search(t) for t in texts), r["id"]
+        # what localeval itself decides (tokeniser, sentence splitter, few-shot examples)
+        assert {detect_lang(t) for t in texts} == {r["id"][:2]}, r["id"]
 
 
 def test_fields_and_shapes(rows):
@@ -124,8 +132,8 @@ def test_quality_mix(rows):
     for r in rows:
         by_q[r["quality"]] = by_q.get(r["quality"], 0) + 1
     assert set(by_q) == QUALITIES
-    assert 12 <= by_q["good"] <= 18
-    for lang in ("en-", "ja-"):
+    assert 16 <= by_q["good"] <= 24
+    for lang in LANGS:
         assert {r["quality"] for r in rows if r["id"].startswith(lang)} == QUALITIES, lang
 
 
@@ -150,7 +158,7 @@ def test_size_budget():
 
 def test_loads_with_load_dataset(rows):
     data = load_dataset(EXAMPLE)
-    assert len(data) == 30
+    assert len(data) == 40
     for s, r in zip(data, rows):
         assert s.id == r["id"]
         assert s.contexts == r["contexts"]

@@ -357,7 +357,8 @@ def test_second_run_on_a_locked_folder_names_the_holder(tmp_path):
         assert (out / "results.jsonl").read_text() == '{"id": "theirs"}\n'
     finally:
         lock.release()
-    proc = cli("run", str(data), "-m", "mrr", "-o", str(out), "--quiet")
+    # --overwrite: the folder's results.jsonl is not this data's (refused without it)
+    proc = cli("run", str(data), "-m", "mrr", "-o", str(out), "--quiet", "--overwrite")
     assert proc.returncode == 0, proc.stderr
     assert_run_data(out, 2)
     assert not (out / ".localeval.lock").exists(), "a finished run leaves no lock behind"
@@ -444,7 +445,7 @@ def test_second_real_run_while_the_first_is_scoring(tiny_gguf, bias, tmp_path):
     _wait_for_first_result(first, out)
     second = cli("run", str(b), "-m", "mrr", "-o", str(out), "--quiet")
     assert first.poll() is None, "run A finished before run B; test data too small"
-    first.send_signal(signal.SIGINT)  # no need to wait for A's 120 samples
+    first.send_signal(signal.SIGINT)  # no need to wait for A's 160 samples
     _, err = first.communicate(timeout=120)
     assert first.returncode == 130, err
     assert_one_message(second, 2, f"output folder {out} is in use", f"pid {first.pid}")

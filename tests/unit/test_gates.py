@@ -138,8 +138,9 @@ def data(tmp_path, monkeypatch):
 def _run(data, capsys, *extra, judge=None):
     judge = judge or gate_judge()
     localeval.configure(judge=judge)
+    # --overwrite: the tests run other judges into one folder (refused without it)
     code = main(["run", str(data), "-m", "faithfulness,rougeL", "-o", str(data.parent / "out"),
-                 "--no-cache", "--quiet", *extra])
+                 "--no-cache", "--quiet", "--overwrite", *extra])
     out, err = capsys.readouterr()
     return code, out, err, judge
 

@@ -9,13 +9,15 @@ import json
 from pathlib import Path
 
 import pytest
+from generate_util import STEPS
+from generate_util import statements as _statements
+from generate_util import supported as _verdicts
 
 import localeval
 from localeval.cli.app import main
 from localeval.testing import ScriptedJudge
 
 CORPUS = Path(localeval.__file__).parent / "data" / "example_corpus.jsonl"
-STEPS = ("synth_single_hop_specific", "synth_multi_hop_specific", "synth_multi_hop_abstract")
 
 
 def _qa(request):
@@ -25,15 +27,6 @@ def _qa(request):
     head = first.split(". ")[0][:70]
     return {"question": f"What does the policy say about this: {head}?",
             "answer": first.split(". ")[0].rstrip(".") + "."}
-
-
-def _statements(request):
-    return {"statements": ["A fact."]}
-
-
-def _verdicts(request):
-    n = request.schema.model_json_schema()["properties"]["verdicts"].get("maxItems", 1)
-    return {"verdicts": [{"reason": "r", "verdict": 1} for _ in range(n)]}
 
 
 def judge():
@@ -57,7 +50,7 @@ def test_same_seed_same_bytes_and_files_agree(tmp_path):
     assert [c.id for c in a.kept] == [c.id for c in b.kept]
     assert {p.name for p in (tmp_path / "a").iterdir()} == {
         "testset.jsonl", "testset.csv", "dropped.jsonl", "qrels.txt", "chunks.jsonl",
-        "summary.json"}
+        "summary.json", "summary.md", "testset.html"}
     kept = rows(tmp_path / "a" / "testset.jsonl")
     assert len(kept) == len(a.kept) and all(r["user_input"] and r["reference"] for r in kept)
     # the CSV holds the same rows, lists as JSON arrays
@@ -93,14 +86,23 @@ def test_localeval_run_reads_the_testset_as_it_is(tmp_path):
     make(tmp_path / "g", n=6)
     data = localeval.load_dataset(tmp_path / "g" / "testset.jsonl")
     assert len(data) > 0
-    # a row's reference scored against itself: ROUGE-L 1
+    # reference_context_ids (ragas's name) are the rows' relevant ids
     src = rows(tmp_path / "g" / "testset.jsonl")
+    assert [set(s.relevant_ids) for s in data.samples] == [
+        set(r["reference_context_ids"]) for r in src]
+    # a row's reference scored against itself: ROUGE-L 1; its own chunks retrieved: MRR 1,
+    # and an unrelated chunk first halves it
     filled = tmp_path / "filled.jsonl"
-    filled.write_text("".join(json.dumps({**r, "response": r["reference"]}) + "\n" for r in src),
-                      encoding="utf-8")
-    res = localeval.evaluate(str(filled), ["rougeL"], judge=False, embedder=False, cache=False,
-                             progress=False)
+    filled.write_text("".join(json.dumps({
+        **r, "response": r["reference"],
+        "retrieved_context_ids": (["other#0"] if i % 2 else []) + r["reference_context_ids"]})
+        + "\n" for i, r in enumerate(src)), encoding="utf-8")
+    res = localeval.evaluate(str(filled), ["rougeL", "mrr"], judge=False, embedder=False,
+                             cache=False, progress=False)
     assert res.summary["metrics"]["rougeL"]["mean"] == pytest.approx(1.0)
+    halves = sum(1 for i in range(len(src)) if i % 2)
+    assert res.summary["metrics"]["mrr"]["mean"] == pytest.approx(
+        (len(src) - halves + 0.5 * halves) / len(src))
 
 
 def test_cli_clear_errors(tmp_path, capsys):

@@ -95,6 +95,30 @@ def test_degenerate_rows_are_dropped_with_their_reason():
     assert res.stage("degenerate").dropped == 6
 
 
+def test_punctuation_and_loops_are_degenerate_but_lists_are_not():
+    rows = [
+        cand("p1", "How many brightness levels does the Lumo lamp have?", ","),
+        cand("p2", "?!", "Three."),
+        cand("l1", "What is the answer to the question: What is the answer to the question: "
+                   "What is the answer to the question: What is the answer to the question?",
+             "Three."),
+        cand("l2", "有給休暇は年に何日ありますか？", "これは、これは、これは、これは、これは、これは、", "ja"),
+        # a question that names several things, and a reference that lists them, are fine
+        cand("k1", "What is on the Lumo lamp: brightness levels, a button and warm and cold "
+                   "light?", "Three levels, a button, warm and cold light."),
+        cand("k2", "How many days of paid annual leave do employees get, and when do unused "
+                   "days expire?", "Twenty-five days; unused days expire at the end of March "
+                                   "of the following year.", "leave"),
+    ]
+    got = by_id(filter_candidates(rows, CHUNKS))
+    assert got["p1"].dropped == "empty" and got["p1"].checks["empty"] == "reference"
+    assert got["p2"].dropped == "empty" and got["p2"].checks["empty"] == "question"
+    assert got["l1"].dropped == "repetitive" and got["l1"].checks["repetitive"] == "question"
+    assert got["l1"].checks["repetition"] >= 0.6
+    assert got["l2"].dropped == "repetitive" and got["l2"].checks["repetitive"] == "reference"
+    assert got["k1"].dropped is None and got["k2"].dropped is None, (got["k1"], got["k2"])
+
+
 def test_a_question_that_shares_words_with_its_chunk_is_not_a_copy():
     c = cand("q", "Does the Lumo lamp have three brightness levels?", "Yes, three.")
     res = filter_candidates([c], CHUNKS)
@@ -256,3 +280,25 @@ def test_health_names_the_most_repeated_opening():
 def test_k_must_be_positive():
     with pytest.raises(ValueError):
         filter_candidates(GOOD, CHUNKS, k=0)
+
+
+def test_a_question_about_nothing_is_not_retrieved_on_common_words():
+    """BM25 gives no weight to words in more than half the chunks: "what is the" alone
+    does not carry a question into a small corpus's top k."""
+    texts = [f"The {w} is the thing to see and the place to be in {w}." for w in
+             ("Vienna", "Kyoto", "Lima", "Oslo", "Accra", "Hanoi", "Quito", "Perth")]
+    texts[0] = "The thing, the thing to see, is the thing to see: the Prater wheel."
+    chunks = [Chunk(id=f"c{i}#0-abcd", doc_id=f"c{i}", position=0, text=t, lang="en",
+                    char_start=0, char_end=len(t)) for i, t in enumerate(texts)]
+
+    def ask(id_, q, i):
+        return Candidate(id=id_, question=q, reference="It is.", contexts=(texts[i],),
+                         chunk_ids=(chunks[i].id,), doc_ids=(chunks[i].doc_id,),
+                         synthesizer="single_hop_specific", lang="en")
+
+    res = filter_candidates([ask("vague", "What is the thing to see?", 0),
+                             ask("named", "What is the thing to see in Kyoto?", 1)],
+                            chunks, k=5)
+    got = by_id(res)
+    assert got["vague"].dropped == "not_retrieved" and got["named"].dropped is None
+    assert got["named"].checks["round_trip_rank"] == 1

@@ -86,12 +86,14 @@ class SlotServer:
                         outer.met.wait(patience)
                     schema = body["response_format"]["json_schema"]["schema"]
                     out = minimal(schema, schema.get("$defs", {}))
-                    self._send({"choices": [{"index": 0, "finish_reason": "stop", "message": {
-                        "role": "assistant", "content": json.dumps(out)}}],
-                        "usage": {"prompt_tokens": 50, "completion_tokens": 9}})
                 finally:
+                    # closed before the reply goes out: once the client has it, it may send
+                    # its next call, which must not find this one still counted as open
                     with outer.lock:
                         outer.open -= 1
+                self._send({"choices": [{"index": 0, "finish_reason": "stop", "message": {
+                    "role": "assistant", "content": json.dumps(out)}}],
+                    "usage": {"prompt_tokens": 50, "completion_tokens": 9}})
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_port}/v1"

@@ -81,7 +81,7 @@ def test_make_example_run_step_on_a_fresh_clone_takes_minutes(tmp_path):
     for family in ("faithfulness", "answer_relevancy", "context_precision", "answer_similarity",
                    "hit_rate@5", "ndcg@10", "rougeL"):
         assert family in out, f"{family} missing from the example's summary"
-    assert summary["signature"]["subset"]["of"] == 30
+    assert summary["signature"]["subset"]["of"] == 40
     assert "make example FULL=1" in out and "--judge" in out
     assert idle <= BUDGET_S, f"about {idle:.0f} s of judge work on 2 idle cores"
     if load_before < 0.5:  # an idle machine: the clock itself is the measure

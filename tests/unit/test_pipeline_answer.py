@@ -48,6 +48,24 @@ def test_a_dict_fills_contexts_and_ranked_ids(tmp_path):
     assert res.rows[0]["retrieved_ids"] == ["d1", "7"]  # ids as text, as localeval reads them
 
 
+def test_relevant_ids_are_written_back_as_given(tmp_path):
+    """A generated test set's reference_context_ids (a list; read as relevant ids of
+    grade 1) stay a list in the filled file, and graded ones stay a mapping."""
+    seen = []
+
+    def rag(q, row):
+        seen.append(row.get("reference_context_ids") or row.get("relevant_ids"))
+        return "x"
+
+    listed = [{"id": "a", "user_input": "Q?", "reference_context_ids": ["c1", "c2"]}]
+    res = localeval.answer(listed, rag, tmp_path / "o.jsonl", progress=False)
+    assert res.rows[0]["reference_context_ids"] == ["c1", "c2"]
+    graded = [{"id": "b", "question": "Q2?", "relevant_ids": {"c3": 3, "c4": 1}}]
+    res = localeval.answer(graded, rag, tmp_path / "p.jsonl", progress=False)
+    assert res.rows[0]["relevant_ids"] == {"c3": 3, "c4": 1}
+    assert seen == [["c1", "c2"], {"c3": 3, "c4": 1}]
+
+
 def test_an_object_with_attributes(tmp_path):
     @dataclass
     class Reply:

@@ -49,6 +49,9 @@ INPUTS = {
     "synth_single_hop_specific": {"persona": "", "style": "", "avoid": []},
     "synth_multi_hop_specific": {"persona": "a nurse", "style": "misspelled", "avoid": ["q?"]},
     "synth_multi_hop_abstract": {"persona": "", "style": "web search like", "avoid": []},
+    # localeval.pairwise: two answers, contexts shared (None) or one list each
+    "pairwise_preference": {"answer_a": "one", "answer_b": "two", "contexts_a": None,
+                            "contexts_b": None, "criterion": None},
 }
 FREE_TEXT_STEPS = ["statements", "faithfulness_verdicts", "noise_verdicts", "answer_relevancy",
                    "context_precision", "context_utilization", "context_recall",

@@ -155,11 +155,11 @@ def test_cli_run_example_without_models(tmp_path, capsys, monkeypatch):
                  "--quiet"])
     assert code == 0
     recs = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
-    assert len(recs) == 30
+    assert len(recs) == 40
     assert all(r["scores"]["faithfulness"] is None for r in recs)
     assert "no judge model" in recs[0]["errors"]["faithfulness"]
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["n_samples"] == 30 and 0 < summary["metrics"]["mrr"]["mean"] < 1
+    assert summary["n_samples"] == 40 and 0 < summary["metrics"]["mrr"]["mean"] < 1
 
 
 def test_cli_gates(tmp_path, capsys):

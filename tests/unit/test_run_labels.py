@@ -26,18 +26,18 @@ def test_corrected_means_in_summary_markdown_table_and_report(tmp_path: Path, ca
     out = tmp_path / "run"
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     c = summary["corrected"]["metrics"]["rougeL"]
-    assert c["labelled"] == 15 and c["rows"] == 30
+    assert c["labelled"] == 15 and c["rows"] == 40
     assert c["corrected"]["low"] < c["corrected"]["value"] < c["corrected"]["high"]
     assert summary["metrics"]["rougeL"]["mean"] == pytest.approx(c["judge_only"]["value"])
     assert c["calibration"]["brier"] is None  # rougeL is no soft verdict
     assert sum(b["n"] for b in c["calibration"]["bins"]) == 15
     assert "bleu" not in summary["corrected"]["metrics"]  # not labelled
     md = (out / "summary.md").read_text(encoding="utf-8")
-    assert "| rougeL (corrected by labels) |" in md and "15 / 30" in md
+    assert "| rougeL (corrected by labels) |" in md and "15 / 40" in md
     assert "estimates the judge, not the truth" in md
     assert "independent pseudo-rows" in md and summary["corrected"]["interval"] in md
     term = capsys.readouterr().out
-    assert "(corrected" in term and "15 / 30" in term  # the row, however narrow the terminal
+    assert "(corrected" in term and "15 / 40" in term  # the row, however narrow the terminal
     html = (out / "report.html").read_text(encoding="utf-8")
     assert 'id="corrected"' in html and "<svg class=\"reliability\"" in html
     assert html.count("<script") == 1  # the CSP-hashed one only

@@ -62,12 +62,12 @@ def test_unfit_judge_metrics_are_not_coloured_good(tmp_path):
 
 
 def test_subset_is_said_in_words(tmp_path):
-    s = _summary(subset={"sample": 8, "seed": 0, "kept": 8, "of": 30})
+    s = _summary(subset={"sample": 8, "seed": 0, "kept": 8, "of": 40})
     html = write_html_report(tmp_path, s, [], []).read_text("utf-8")
-    assert "8 drawn at random (seed 0) of the dataset&#39;s 30 samples" in html
-    s = _summary(subset={"limit": 5, "kept": 5, "of": 30})
+    assert "8 drawn at random (seed 0) of the dataset&#39;s 40 samples" in html
+    s = _summary(subset={"limit": 5, "kept": 5, "of": 40})
     html = write_html_report(tmp_path / "l", s, [], []).read_text("utf-8")
-    assert "the first 5 of the dataset&#39;s 30 samples (--limit 5)" in html
+    assert "the first 5 of the dataset&#39;s 40 samples (--limit 5)" in html
 
 
 def test_summary_table_fits_1400px_without_sideways_scrolling(browser, tmp_path):

@@ -30,7 +30,7 @@ def versions(tmp_path_factory):
 
 
 def _sign_flip_ci(d, metric: str, seed: int = 0, n: int = 9999) -> tuple[float, float]:
-    """30 pairs: the paired randomization interval (random sign vectors, seeded)."""
+    """40 pairs: the paired randomization interval (random sign vectors, seeded)."""
     m = next(x for x in d.metrics if x.metric == metric)
     x = np.array([s.base for s in m.scored])
     y = np.array([s.new for s in m.scored])
@@ -40,17 +40,17 @@ def _sign_flip_ci(d, metric: str, seed: int = 0, n: int = 9999) -> tuple[float, 
 def test_pairs_by_question_and_names_the_degraded_samples(versions):
     tmp, base, new, _ = versions
     d = diff_runs(base, new, base_data="example")
-    assert d.pairing.rule == "question" and len(d.pairing.pairs) == 30
+    assert d.pairing.rule == "question" and len(d.pairing.pairs) == 40
     assert not d.pairing.only_a and not d.pairing.only_b
-    assert "30 samples paired by question" in d.pairing_text()
+    assert "40 samples paired by question" in d.pairing_text()
     rouge = next(m for m in d.metrics if m.metric == "rougeL")
     worst = {s.base_id for s in rouge.worst(len(DEGRADED))}
     assert worst == set(DEGRADED)
-    assert rouge.counts()["worse"] == 8 and rouge.counts()["unchanged"] == 22
+    assert rouge.counts()["worse"] == 8 and rouge.counts()["unchanged"] == 32
     assert rouge.judge.diff == pytest.approx(rouge.mean_new - rouge.mean_base)
     for m in d.metrics:
         lo, hi = _sign_flip_ci(d, m.metric)
-        assert m.judge.method == RANDOM_METHOD and "only 30 pairs" in m.judge.caveat
+        assert m.judge.method == RANDOM_METHOD and "only 40 pairs" in m.judge.caveat
         assert m.judge.ci[0] == pytest.approx(lo, abs=1e-12)
         assert m.judge.ci[1] == pytest.approx(hi, abs=1e-12)
     assert rouge.verdict() == "worse" and rouge.sentence().startswith("new is worse on rougeL by")
@@ -62,7 +62,7 @@ def test_a_shuffled_reindexed_ragas_export_gives_the_same_result(versions):
     a = diff_runs(base, new).to_dict()
     db = diff_runs(base, export)
     b = db.to_dict()
-    assert b["pairing"]["rule"] == "question" and b["pairing"]["paired"] == 30
+    assert b["pairing"]["rule"] == "question" and b["pairing"]["paired"] == 40
     for ma, mb in zip(a["metrics"], b["metrics"]):
         assert ma["estimates"][0]["value"] == pytest.approx(mb["estimates"][0]["value"], abs=1e-12)
         assert [ma["estimates"][0][k] for k in ("low", "high")] == pytest.approx(
@@ -84,7 +84,7 @@ def test_a_deepeval_export_mixes_with_a_localeval_run(versions):
     export = tmp / "v2_deepeval.json"
     export.write_text(json.dumps({"test_results": cases[::-1]}))
     a, b = diff_runs(base, new), diff_runs(base, export)
-    assert b.pairing.rule == "question" and len(b.pairing.pairs) == 30
+    assert b.pairing.rule == "question" and len(b.pairing.pairs) == 40
     assert [m.judge.ci for m in a.metrics] == [m.judge.ci for m in b.metrics]
 
 

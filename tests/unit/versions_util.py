@@ -9,9 +9,9 @@ from pathlib import Path
 
 from localeval.cli.app import example_path, main
 
-#: Example ids whose answers the degraded copy replaces: eight of the 30, so that the
+#: Example ids whose answers the degraded copy replaces: eight of the 40, so that the
 #: paired randomization test (what the diff uses below 100 pairs) can show the loss
-#: (with 5 changed pairs of 30 its smallest two-sided p is 2/2^5 = 0.0625).
+#: (with 5 changed pairs its smallest two-sided p is 2/2^5 = 0.0625).
 DEGRADED = ("en-02", "en-05", "en-08", "en-11", "en-14", "en-17", "en-20", "ja-03")
 BAD_ANSWER = "I do not know; please ask someone else."
 

@@ -1,0 +1,98 @@
+"""``localeval runs [DIR...]``: the runs kept under some folders, one row each, oldest first.
+
+The reading is ``resultsets.find_runs`` (one entry per run folder, a damaged or
+older summary listed with its reason); this module only lays the entries out,
+as a table or, with ``--json``, as the entries' JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+__all__ = ["add_runs_parser", "cmd_runs"]
+
+
+def add_runs_parser(sub: argparse._SubParsersAction) -> None:
+    """``localeval runs [DIR...] [--json]``."""
+    p = sub.add_parser("runs", help="list the runs kept under folders: date, name and tags, "
+                                    "dataset version, judge, metrics, gates",
+                       description="List every localeval run folder found under DIR "
+                                   "(searched recursively), oldest first.")
+    p.add_argument("dirs", nargs="*", metavar="DIR", default=["."],
+                   help="folders to search (default: the current folder)")
+    p.add_argument("--json", action="store_true", help="print the runs as JSON")
+    p.set_defaults(func=cmd_runs)
+
+
+def cmd_runs(args: argparse.Namespace) -> int:
+    """Print the runs found; none found is said, not an error."""
+    from localeval.resultsets import find_runs
+
+    entries = find_runs(args.dirs)
+    if args.json:
+        from localeval.results import dumps_strict
+
+        print(dumps_strict({"runs": [e.to_dict() for e in entries]}, indent=2))
+        return 0
+    if not entries:
+        from localeval.errors import printable
+
+        print(f"no localeval runs under {printable(', '.join(args.dirs))}")
+        return 0
+    from rich.console import Console
+
+    Console().print(runs_table(entries), crop=False)
+    return 0
+
+
+def runs_table(entries: list[Any]) -> Any:
+    """A rich Table of ``RunEntry`` rows; every cell is a ``Text`` (no markup is read from
+    the data) of printable characters (``errors.printable``)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    from localeval.errors import printable
+
+    def cell(*lines: str, style: str = "") -> Text:
+        return Text("\n".join(printable(x) for x in lines if x), style=style)
+
+    t = Table(show_lines=True)
+    for name in ("date", "run", "dataset", "judge", "metrics", "gates"):
+        t.add_column(name, overflow="fold")
+    for e in entries:
+        date = (e.started or "–").replace("T", " ").removesuffix("Z")
+        when = cell(date, "(file time)" if e.dated_by == "file time" else "")
+        run = cell(e.folder, _label(e))
+        if e.problem:
+            run.append("\n" + printable(e.problem), style="red")
+        for note in e.notes:
+            run.append("\n" + printable(note), style="dim")
+        data = cell(e.dataset_hash[:12] if e.dataset_hash else "–",
+                    f"{e.rows} rows" if e.rows is not None else "")
+        t.add_row(when, run, data, cell(e.judge or "–"), cell(*_metric_lines(e) or ["–"]),
+                  _gates(e))
+    return t
+
+
+def _label(e: Any) -> str:
+    return " · ".join(([e.name] if e.name else []) + [f"{k}={v}" for k, v in e.tags.items()])
+
+
+def _metric_lines(e: Any) -> list[str]:
+    out = []
+    for key, m in e.metrics.items():
+        mean = "–" if m.get("mean") is None else f"{m['mean']:.3f}"
+        un = m.get("unscored")
+        out.append(f"{key} {mean}" + (f" ({un} unscored)" if un else ""))
+    return out
+
+
+def _gates(e: Any) -> Any:
+    from rich.text import Text
+
+    if e.gates is None:
+        return Text("–")
+    if e.gates["passed"]:
+        return Text("passed", style="green")
+    return Text(f"failed ({len(e.gates['failed'])})", style="red")

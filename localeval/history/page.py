@@ -1,0 +1,178 @@
+"""``localeval history``'s page: every run kept, by dataset version, with each metric's trend.
+
+One self-contained HTML file, built like the run report and the diff page:
+the report's stylesheet and script plus ``history.css``, Jinja2 with
+autoescape (run names, tags and folders come from users), and the same
+Content-Security-Policy (our own style and script only, by hash; no URL
+anywhere). The charts are ``chart.trend_svg``'s SVG. Links to each run's
+report.html and to the diff pages are relative to the page, so a folder of
+runs and its page can be moved or zipped together.
+
+Large histories stay small: every run is in every trend, but a group's table
+lists its newest ``max_rows`` runs, with a note naming ``localeval runs`` for
+the rest.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+from urllib.parse import quote
+
+from localeval.errors import printable
+from localeval.history.chart import trend_svg
+from localeval.history.diffs import diffs_folder, write_diffs
+from localeval.history.groups import Group, group_runs
+from localeval.history.runs import HistoryRun, from_entry, from_export
+
+__all__ = ["History", "build_history", "history_html", "write_history", "MAX_ROWS"]
+
+#: runs listed in a group's table (the newest); every run is in the trends
+MAX_ROWS = 300
+_TEMPLATES = "templates"
+
+
+@dataclass
+class History:
+    """The runs found and added, grouped, and where the page and its diffs go."""
+
+    page: Path
+    folders: list[str]
+    groups: list[Group]
+    #: diff folder name -> why that diff was not written (``--diffs``)
+    diff_failures: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def runs(self) -> list[HistoryRun]:
+        """Every run of every group."""
+        return [r for g in self.groups for r in g.runs]
+
+
+def build_history(folders: Iterable[str | os.PathLike[str]], page: str | os.PathLike[str], *,
+                  added: Sequence[tuple[str, Path]] = ()) -> History:
+    """The history of the runs under ``folders`` and the ``added`` exports (name, file).
+
+    A folder that does not exist is a UsageError (``find_runs``); a run's
+    content never raises: it is listed with its reason.
+    """
+    from localeval.resultsets import find_runs
+
+    tops = [str(f) for f in folders]
+    runs = [from_entry(e) for e in find_runs(tops)] + [from_export(n, p) for n, p in added]
+    return History(Path(page), tops, group_runs(runs))
+
+
+def write_history(h: History, *, diffs: bool = False, max_rows: int = MAX_ROWS) -> list[Path]:
+    """Write the page (and, with ``diffs``, the diff pages first); return what was written.
+
+    The page goes through ``results.atomic_file``: an unwritable place is one
+    OutputError naming it (exit 2), with no half-written page left.
+    """
+    from localeval.results import atomic_file, make_output_folder
+
+    written: list[Path] = []
+    if diffs and any(g.diffs for g in h.groups):
+        folder = diffs_folder(h.page)
+        h.diff_failures = write_diffs(h.groups, folder)
+        written.append(folder)
+    make_output_folder(h.page.parent)
+    with atomic_file(h.page) as f:
+        f.write(history_html(h, max_rows=max_rows))
+    return [h.page, *written]
+
+
+def history_html(h: History, *, max_rows: int = MAX_ROWS) -> str:
+    """The self-contained page as one string."""
+    import jinja2
+    from markupsafe import Markup
+
+    from localeval.report import csp_hash
+
+    env = jinja2.Environment(
+        loader=jinja2.ChoiceLoader([jinja2.PackageLoader("localeval.history", _TEMPLATES),
+                                    jinja2.PackageLoader("localeval.report", _TEMPLATES)]),
+        autoescape=True,  # names, tags and folders come from users; keep it on
+        undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+    )
+    source = env.loader.get_source  # type: ignore[union-attr]  # the loader set above
+    css = "\n".join(source(env, f)[0] for f in ("report.css", "history.css"))
+    js = source(env, "report.js")[0]
+    return env.get_template("history.html.j2").render(
+        v=_view(h, max_rows, Markup), css=Markup(css), js=Markup(js), css_hash=csp_hash(css),
+        js_hash=csp_hash(js))
+
+
+def _view(h: History, max_rows: int, markup: Any) -> dict[str, Any]:
+    base = h.page.parent
+    diff_dir = diffs_folder(h.page)
+    groups = []
+    for gi, g in enumerate(h.groups):
+        trends = [{"metric": printable(t.metric), "svg": markup(trend_svg(t.metric, g.runs, t.marks)),
+                   "marks": [{"number": m.number, "unknown": m.unknown,
+                              "between": f"{printable(g.runs[m.index - 1].label)} → "
+                                         f"{printable(g.runs[m.index].label)}",
+                              "notes": [printable(n) for n in m.notes]} for m in t.marks]}
+                  for t in g.trends]
+        marked = {m.index: [] for t in g.trends for m in t.marks}  # type: dict[int, list[str]]
+        for t in g.trends:
+            for m in t.marks:
+                marked[m.index].append(f"{printable(t.metric)} {m.number}")
+        order = list(range(len(g.runs)))[::-1][:max_rows]
+        rows = [_row(g, i, base, diff_dir, marked.get(i, []), h.diff_failures) for i in order]
+        groups.append({"id": f"g{gi}", "title": g.title, "about": g.about,
+                       "version": g.version, "n": len(g.runs), "trends": trends, "rows": rows,
+                       "hidden": len(g.runs) - len(rows)})
+    runs = h.runs
+    return {"folders": [printable(f) for f in h.folders], "groups": groups,
+            "n_runs": len(runs), "n_versions": sum(1 for g in h.groups if g.version),
+            "n_problems": sum(1 for r in runs if r.problem),
+            "max_rows": max_rows}
+
+
+def _row(g: Group, i: int, base: Path, diff_dir: Path, marks: list[str],
+         failures: dict[str, str]) -> dict[str, Any]:
+    r = g.runs[i]
+    diff_href, diff_note = None, ""
+    name = g.diffs.get(i)
+    if name is not None:
+        page = diff_dir / name / "diff.html"
+        if page.is_file():
+            diff_href = _href(page, base)
+        elif name in failures:
+            diff_note = f"no diff: {printable(failures[name])}"
+    metrics = []
+    for key, p in r.metrics.items():
+        mean = "–" if p.mean is None else f"{p.mean:.3f}"
+        ci = (f" [{p.low:.3f}, {p.high:.3f}]" if p.low is not None and p.high is not None
+              else "")
+        un = f", {p.unscored} unscored" if p.unscored else ""
+        metrics.append({"key": printable(key), "text": f"{mean}{ci}{un}"})
+    gates = r.gates
+    return {
+        "date": (r.started or "–").replace("T", " ").removesuffix("Z"),
+        "file_time": r.dated_by == "file time", "label": printable(r.label),
+        "tags": [printable(f"{k}={v}") for k, v in r.tags.items()],
+        "source": printable(r.source), "kind": r.kind,
+        "report": _href(r.report, base) if r.report else None,
+        "samples": r.samples, "judge": printable(r.judge or "–"),
+        "embedder": printable(r.embedder) if r.embedder else "",
+        "metrics": metrics,
+        "gates": None if gates is None else ("passed" if gates["passed"] else
+                                             f"failed ({len(gates['failed'])})"),
+        "gates_ok": bool(gates and gates["passed"]),
+        "problem": printable(r.problem) if r.problem else "",
+        "notes": [printable(n) for n in r.notes], "marks": marks,
+        "diff": diff_href, "diff_note": diff_note,
+        "previous": printable(g.runs[i - 1].label) if i > 0 and name is not None else "",
+    }
+
+
+def _href(target: Path, base: Path) -> str:
+    """A relative link from the page's folder (percent-encoded; never a scheme)."""
+    try:
+        rel = os.path.relpath(target.resolve(), base.resolve())
+    except ValueError:  # another drive (Windows): an absolute file URL
+        return target.resolve().as_uri()
+    return quote(Path(rel).as_posix())

@@ -1,0 +1,119 @@
+"""``compare_pairwise``: the judge asked which of two versions' answers is better, pair by pair.
+
+The versions are read and paired as ``diff`` reads and pairs them
+(``versions.load_version``, then ``resultsets.pair_versions``: by id, else by
+question), or given as lists of samples. Each pair is asked in both orders
+through the judge door (``step.ask_order``) and the figures come from
+``summary.summarise``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from localeval.errors import DataError, UsageError
+from localeval.pairwise.judgement import PairJudgement
+from localeval.pairwise.step import ask_order
+from localeval.pairwise.summary import PairwiseResult, summarise
+from localeval.resultsets import ResultSet, describe_pairing, pair_versions
+from localeval.types import Sample
+
+__all__ = ["compare_pairwise", "as_version", "terminal_lines"]
+
+
+def as_version(source: Any, data: Any = None, name: str = "") -> Any:
+    """A ``versions.Version``: given, built from a list of samples, or read by ``load_version``."""
+    from localeval.versions import Version, load_version
+
+    if isinstance(source, Version):
+        return source
+    if isinstance(source, (list, tuple)) and all(isinstance(s, Sample) for s in source):
+        rs = ResultSet({s.id: {} for s in source}, source=name or "<samples>",
+                       questions={s.id: s.question for s in source if s.question is not None},
+                       name=name)
+        return Version(rs, {s.id: s for s in source})
+    return load_version(source, data=data, name=name or None)
+
+
+def compare_pairwise(base: Any, new: Any, *, judge: Any, base_data: Any = None,
+                     new_data: Any = None, criterion: str | None = None,
+                     verdicts: str = "soft", lang: str = "auto", seed: int = 0,
+                     n_resamples: int = 9999, cache: Any = False,
+                     judge_options: dict[str, Any] | None = None,
+                     on_pair: Callable[[int, int], None] | None = None) -> PairwiseResult:
+    """Compare NEW with BASE by asking the judge which answer is better, in both orders.
+
+    ``base``/``new``: what ``localeval diff`` reads (a run folder with its data
+    set in ``base_data``/``new_data``, an export), a ``versions.Version``, or a
+    list of ``Sample``. ``judge``: a judge object or spec (``--judge``);
+    ``verdicts="soft"`` reads P("A"/"B"/"tie") from the logits and averages the
+    two orders; a judge that gives no probabilities falls back to the hard
+    rate, with a note. ``cache``: as ``evaluate``'s (off by default here).
+    """
+    if verdicts not in ("soft", "hard"):
+        raise UsageError(f"verdicts must be 'soft' or 'hard', not {verdicts!r}")
+    from localeval.metrics import Judging
+    from localeval.run import build_judge, open_cache
+
+    vb, vn = as_version(base, base_data, "base"), as_version(new, new_data, "new")
+    al = pair_versions(vb.results, vn.results)
+    texts = [(vb.texts.get(a), vn.texts.get(b)) for a, b in al.pairs]
+    usable = [(a, b) for a, b in texts if a is not None and b is not None
+              and a.answer is not None and b.answer is not None]
+    if not usable:
+        raise DataError("pairwise comparison needs both versions' answers, and no pair has "
+                        "them: pass the data set each run evaluated (--base-data / --new-data)"
+                        + (f" ({vb.text_note})" if vb.text_note else ""))
+    loaded = build_judge(judge, open_cache(cache), dict(judge_options or {}))
+    if loaded is None:
+        raise UsageError("pairwise comparison needs a judge: pass --judge (a GGUF file, a "
+                         "model name, 'demo' or an http(s):// URL)")
+    door = Judging(loaded, lang=lang, seed=seed, verdicts=verdicts)
+    notes = [describe_pairing(al, "base", "new")]
+    if len(usable) < len(texts):
+        notes.append(f"{len(texts) - len(usable)} pairs have no answer text on one side: "
+                     "left out")
+    judged = []
+    for i, (b, n) in enumerate(usable):
+        question = b.question if b.question is not None else n.question
+        reference = b.reference if b.reference is not None else n.reference
+        door.begin_sample()
+        one = ask_order(door, question, reference, b, n, criterion=criterion)
+        two = ask_order(door, question, reference, n, b, criterion=criterion)
+        judged.append(PairJudgement(
+            b.id, n.id, one.verdict, two.verdict, one.probs, two.probs,
+            len(b.answer or ""), len(n.answer or ""), (one.reason, two.reason),
+            "; ".join(e for e in (one.error, two.error) if e)))
+        if on_pair is not None:
+            on_pair(i + 1, len(usable))
+    if verdicts == "soft" and any(p.first_probs is None for p in judged if p.first):
+        notes.append("the judge returned no verdict probabilities for some calls (an HTTP "
+                     "server without logprobs?): hard verdicts are used")
+    return summarise(judged, n_resamples=n_resamples, seed=seed, criterion=criterion,
+                     notes=notes)
+
+
+def _pct(x: float | None) -> str:
+    return "—" if x is None else f"{x:.0%}"
+
+
+def terminal_lines(r: PairwiseResult) -> list[str]:
+    """The pairwise result as plain lines for the terminal, after the pointwise table."""
+    c = r.counts
+    lines = [f"pairwise ({r.mode} verdicts, both orders): {c['win']} NEW better / "
+             f"{c['loss']} BASE better / {c['tie']} tie / {c['inconsistent']} inconsistent"
+             + (f" / {c['unjudged']} unjudged" if c["unjudged"] else ""),
+             r.sentence(),
+             f"judge bias: verdict followed the position in {_pct(r.position_bias)} of pairs; "
+             f"longer answer won {_pct(r.longer_wins[0])} of {r.longer_wins[1]} consistent "
+             f"decisive pairs and {_pct(r.longer_wins_inconsistent[0])} of "
+             f"{r.longer_wins_inconsistent[1]} decisive orders of inconsistent pairs"]
+    lines += [f"  ⚠ {n}" for n in r.bias_notes()]
+    base = r.preferred_base()
+    if base:
+        shown = ", ".join(p.base_id for p in base[:10])
+        lines.append(f"BASE preferred on {len(base)} pairs: {shown}"
+                     + (" ..." if len(base) > 10 else ""))
+    lines += [f"· {n}" for n in r.notes]
+    return lines
+
