@@ -30,6 +30,7 @@ import numpy as np
 
 from localeval.judge.llama.governor import DraftStats
 from localeval.judge.llama.grammar_filter import GrammarFilter
+from localeval.judge.llama.loops import PENALTY, loop_continuation
 from localeval.judge.llama.model import ModelHandle
 from localeval.judge.llama.utf8 import Utf8Prefix, utf8_step
 from localeval.judge.parse import invalid_output
@@ -53,6 +54,8 @@ class Generation:
     grammar_rejections: int = 0
     #: Guesses drafted and kept, and generation decodes (``drafting``).
     draft: DraftStats = field(default_factory=DraftStats)
+    #: Steps at which the loop guard pushed down the token that would repeat a loop.
+    loop_breaks: int = 0
 
 
 class Sampler:
@@ -75,6 +78,16 @@ class Sampler:
         self.bias_ids = np.array(list(logit_bias), dtype=np.int64)
         self.bias_vals = np.array(list(logit_bias.values()), dtype=np.float32)
         self._utf8_masks: dict[tuple[int, int, int], np.ndarray] = {}
+        self._quotes: np.ndarray | None = None
+
+    @property
+    def quote_tokens(self) -> np.ndarray:
+        """Tokens whose bytes start with a double quote (the loop guard's way out of a
+        string; ``loops``), found once per judge."""
+        if self._quotes is None:
+            self._quotes = np.array([i for i in range(self.n_vocab)
+                                     if self.piece(i).startswith(b'"')], dtype=np.int64)
+        return self._quotes
 
     def start(self, gbnf: str | None, max_tokens: int, temperature: float, seed: int
               ) -> "Decoding":
@@ -213,6 +226,7 @@ class Decoding:
         self.pieces: list[bytes] = []
         self.stop = "length"
         self.rejections = 0
+        self.loop_breaks = 0
         self.done = max_tokens <= 0
 
     def allows(self, tok: int) -> bool:
@@ -249,8 +263,14 @@ class Decoding:
     def step(self, logits: np.ndarray) -> int | None:
         """Pick the next token from ``logits``: the token to evaluate next, or None when done."""
         s = self.sampler
-        tok, rejected = s.pick(s.biased(logits), self.grammar, self.temperature, self.rng,
-                               self.utf8)
+        logits = s.biased(logits)
+        again = loop_continuation(self.tokens)  # the loop guard (``loops``)
+        if again is not None:
+            logits = logits.copy()
+            logits[s.quote_tokens] += PENALTY / 2
+            logits[again] -= PENALTY
+            self.loop_breaks += 1
+        tok, rejected = s.pick(logits, self.grammar, self.temperature, self.rng, self.utf8)
         self.rejections += rejected
         if s.eog[tok]:
             self.stop = "eos"
@@ -279,4 +299,4 @@ class Decoding:
                           tokens=self.tokens, pieces=self.pieces, stop=self.stop,
                           prompt_tokens=prompt_tokens, reused_tokens=reused,
                           seconds=time.perf_counter() - t0, grammar_rejections=self.rejections,
-                          draft=draft or DraftStats())
+                          draft=draft or DraftStats(), loop_breaks=self.loop_breaks)
