@@ -19,7 +19,7 @@ from localeval.generate.filters_rank import NOT_RETRIEVED
 from localeval.generate.filters_text import COPIES_CHUNK, COPIES_EXAMPLE, NEAR_DUPLICATE, WRONG_LANGUAGE
 from localeval.lang import detect_lang, normalise
 
-__all__ = ["generator_health", "question_opening", "CHUNK_COPY_WARN", "EXAMPLE_COPY_WARN",
+__all__ = ["generator_health", "door_copy_health", "question_opening", "CHUNK_COPY_WARN", "EXAMPLE_COPY_WARN",
            "DUPLICATE_WARN", "OPENING_WARN", "WRONG_LANGUAGE_WARN", "NOT_RETRIEVED_WARN"]
 
 #: Warn when this share of the rows copied their chunk ...
@@ -93,3 +93,19 @@ def generator_health(rows: Sequence[Candidate]) -> tuple[dict[str, Any], list[st
         w.append(f"{_pct(top_n / asked)} of questions ({top_n} of {asked}) start with "
                  f"\"{top}\": the generator varies little")
     return figures, w
+
+
+def door_copy_health(usage: dict[str, Any]) -> list[str]:
+    """A sentence when the generator's first replies copied its prompt's example, from the
+    judge door's count (``usage``: the synthesis calls' ``Usage.to_dict()``).
+
+    The door asks again without the example, so those copies never reach the filters
+    and ``generator_health`` cannot see them; warned of at ``EXAMPLE_COPY_WARN``, as
+    copies that did reach the filters are."""
+    copied, calls = int(usage.get("copied_calls", 0)), int(usage.get("calls", 0))
+    asked = calls - copied  # each copy cost one more call
+    if asked <= 0 or copied / asked < EXAMPLE_COPY_WARN:
+        return []
+    return [f"the generator copied its prompt's example in {copied} of {asked} first replies "
+            f"({_pct(copied / asked)}) and was asked again without it: it is likely too small "
+            "to write questions; use a larger judge"]

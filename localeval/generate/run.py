@@ -20,6 +20,7 @@ from localeval.errors import InvalidArgument, ModelError
 from localeval.generate.candidates import SYNTHESIZERS, Candidate
 from localeval.generate.checkpoint import Checkpoint
 from localeval.generate.filters import filter_candidates
+from localeval.generate.filters_health import door_copy_health
 from localeval.generate.outputs import write_testset_files
 from localeval.generate.synthesis import PER_CHUNK, STEPS, prompt_examples, synthesize
 from localeval.run import RunProgress
@@ -172,7 +173,7 @@ def generate_testset(docs: str | os.PathLike[str], n: int, out: str | os.PathLik
     summary = _summary(corpus, chunks, candidates, result, loaded_judge, loaded_embedder, n,
                        seed=seed, distribution=shares, k=k, chunking=chunking, docs=docs,
                        hash_=hash_)
-    health = (*result.health, *_copy_health(usage["synthesis"]))
+    health = (*result.health, *door_copy_health(usage["synthesis"]))
     summary["generator_health"] = list(health)
     summary["usage"] = usage
     summary["notes"] = notes
@@ -205,23 +206,6 @@ def _judge_signature(judge: Any) -> dict[str, Any]:
 
 def _embedder_name(embedder: Any) -> str | None:
     return None if embedder is None else getattr(embedder, "name", type(embedder).__name__)
-
-
-#: Say so when the judge copied its prompt's example in this share of its first replies.
-COPIED_WARN = 0.2
-
-
-def _copy_health(usage: dict[str, Any]) -> list[str]:
-    """A sentence when the generator copied its prompt's example instead of writing (the
-    judge door asked again without the example each time): the plainest sign of a
-    generator too small for the task, though the second replies may pass the filters."""
-    copied, calls = int(usage.get("copied_calls", 0)), int(usage.get("calls", 0))
-    asked = calls - copied  # each copy cost one more call
-    if asked <= 0 or copied / asked < COPIED_WARN:
-        return []
-    return [f"the generator copied its prompt's example in {copied} of {asked} first replies "
-            f"({copied / asked:.0%}) and was asked again without it: it is likely too small "
-            "to write questions; use a larger judge"]
 
 
 def _phase(usage: dict[str, Any], started: float) -> dict[str, Any]:
