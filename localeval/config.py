@@ -10,7 +10,7 @@ at the call site (they rely on an API key in the environment), so the
 compatibility layer needs somewhere else to find one: ``configure(judge=...)`` or
 ``LOCALEVAL_JUDGE``. The environment variables are ``LOCALEVAL_JUDGE``,
 ``LOCALEVAL_EMBEDDER``, ``LOCALEVAL_LANG``, ``LOCALEVAL_SEED``,
-``LOCALEVAL_TEMPERATURE``, ``LOCALEVAL_VERDICTS``, ``LOCALEVAL_DEVICE`` and
+``LOCALEVAL_TEMPERATURE``, ``LOCALEVAL_VERDICTS``, ``LOCALEVAL_REASONS``, ``LOCALEVAL_DEVICE`` and
 ``LOCALEVAL_JUDGE_CHECK`` (0, false, no or off: skip the judge check that runs
 before a run's first judge call, for a process that runs many small evaluations
 with a judge already checked). ``LOCALEVAL_MODELS`` (the models folder) and
@@ -31,12 +31,17 @@ from typing import Any, Callable, Mapping
 from localeval.errors import UsageError
 
 __all__ = ["configure", "get_config", "run_config", "RunConfig", "JUDGE_OPTION_KEYS",
-           "check_seed", "check_resamples", "MAX_RESAMPLES"]
+           "check_seed", "check_resamples", "MAX_RESAMPLES", "REASON_MODES"]
 
 #: Options that go to the judge's loader (``load_judge``) rather than to the run.
 JUDGE_OPTION_KEYS = frozenset({"n_ctx", "n_gpu_layers", "n_threads", "chat_format",
                                "judge_model", "logit_bias", "max_tokens", "parallel", "draft",
                                "per_endpoint_concurrency", "health_interval", "timeout"})
+
+
+#: How much the judge writes before each binary verdict: ``full`` (a reason, as ragas's
+#: prompts ask), ``short`` (a reason of a few words) or ``none`` (the verdict alone).
+REASON_MODES = ("full", "short", "none")
 
 
 #: The most bootstrap resamples a command draws. The resamples' means are held at once
@@ -90,6 +95,8 @@ class RunConfig:
     #: None: 0 (greedy), or 0.7 when ``repeats`` > 1.
     temperature: float | None = None
     verdicts: str = "hard"
+    #: One of ``REASON_MODES``: the reason the judge writes before each verdict.
+    reasons: str = "full"
     repeats: int = 1
     #: True (``$LOCALEVAL_CACHE`` or ~/.cache/localeval), a path, a ``Cache`` or False.
     cache: Any = True
@@ -104,6 +111,9 @@ class RunConfig:
         # The one place the run's settings are checked, whoever filled them.
         if self.verdicts not in ("hard", "soft"):
             raise UsageError(f"verdicts must be 'hard' or 'soft', not {self.verdicts!r}")
+        if self.reasons not in REASON_MODES:
+            raise UsageError(f"reasons must be one of {', '.join(REASON_MODES)}, "
+                             f"not {self.reasons!r}")
         if self.repeats < 1:
             raise UsageError("repeats must be at least 1")
         if self.workers < 1:
@@ -141,7 +151,7 @@ _CONFIGURED: dict[str, Any] = {}
 
 def configure(**settings: Any) -> RunConfig:
     """Set defaults for this process's runs: any ``RunConfig`` field (judge, embedder,
-    lang, seed, temperature, verdicts, repeats, cache, device, workers, judge_check...)
+    lang, seed, temperature, verdicts, reasons, repeats, cache, device, workers, judge_check...)
     or judge option (n_ctx, n_gpu_layers, n_threads, chat_format, judge_model, ...).
 
     ``localeval.evaluate``, the RAGAS-style layer and ``judge check`` honour them;
@@ -173,6 +183,7 @@ _ENV: dict[str, tuple[str, Callable[[str], Any]]] = {
     "seed": ("LOCALEVAL_SEED", lambda text: check_seed(int(text), "LOCALEVAL_SEED")),
     "temperature": ("LOCALEVAL_TEMPERATURE", float),
     "verdicts": ("LOCALEVAL_VERDICTS", str),
+    "reasons": ("LOCALEVAL_REASONS", str),
     "device": ("LOCALEVAL_DEVICE", str),
     "judge_check": ("LOCALEVAL_JUDGE_CHECK", _env_flag),
 }

@@ -1,5 +1,8 @@
 """Core value types: a sample to evaluate, the score a metric gives it, a judge's usage.
 
+A conversation (``MultiTurnSample``: messages, tool calls, references) is a ``Sample``
+too, so that a run, its results and its report carry it as they carry any sample.
+
 All round-trip through JSON so that results files can be re-read (resume,
 ``compare``) without the objects that produced them.
 """
@@ -10,7 +13,8 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-__all__ = ["Sample", "Score", "Usage", "SAMPLE_FIELDS"]
+__all__ = ["Sample", "Score", "Usage", "SAMPLE_FIELDS", "ToolCall", "Message", "MultiTurnSample",
+           "MULTI_TURN_FIELDS", "ROLES"]
 
 #: Canonical sample fields a metric may require (RAGAS v1 names are aliases).
 SAMPLE_FIELDS = (
@@ -52,6 +56,82 @@ class Sample:
     def has(self, name: str) -> bool:
         """True when the field is present (empty strings and lists count as present)."""
         return getattr(self, name, None) is not None
+
+
+#: The fields of a conversation a metric may require (``MultiTurnSample``).
+MULTI_TURN_FIELDS = ("messages", "reference_tool_calls", "reference_topics")
+#: Message roles: the user, the assistant (which may call tools), a tool's result, and the
+#: system prompt (kept and shown; no metric scores it).
+ROLES = ("system", "user", "assistant", "tool")
+
+
+@dataclass(slots=True)
+class ToolCall:
+    """One tool call: the tool's name and its arguments (any JSON values, nested too).
+
+    ``id`` is the caller's id for the call (OpenAI's ``tool_call_id``), kept so that
+    a tool message can say which call it answers; no metric compares it.
+    """
+
+    name: str
+    args: dict[str, Any] = field(default_factory=dict)
+    id: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "args": self.args, **({"id": self.id} if self.id else {})}
+
+
+@dataclass(slots=True)
+class Message:
+    """One turn of a conversation: ``role`` (one of ``ROLES``) and its text.
+
+    An assistant message may carry ``tool_calls``; a tool message holds a call's
+    result in ``content`` and, when the data named it, the ``tool_call_id`` it answers.
+    """
+
+    role: str
+    content: str = ""
+    tool_calls: list[ToolCall] | None = None
+    tool_call_id: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"role": self.role, "content": self.content}
+        if self.tool_calls is not None:
+            d["tool_calls"] = [c.to_dict() for c in self.tool_calls]
+        if self.tool_call_id is not None:
+            d["tool_call_id"] = self.tool_call_id
+        return d
+
+
+@dataclass(slots=True)
+class MultiTurnSample(Sample):
+    """A conversation: user, assistant and tool messages, with optional references.
+
+    As ragas's ``MultiTurnSample``: ``reference`` (the expected outcome),
+    ``reference_tool_calls`` (the calls the assistant should make) and
+    ``reference_topics`` (what it should stay on). The single-turn fields
+    (question, answer, contexts...) stay None: the messages hold the conversation.
+    """
+
+    messages: list[Message] = field(default_factory=list)
+    reference_tool_calls: list[ToolCall] | None = None
+    reference_topics: list[str] | None = None
+
+    def tool_calls(self) -> list[ToolCall]:
+        """Every tool call the assistant made, in the order of the conversation."""
+        return [c for m in self.messages if m.role == "assistant" for c in m.tool_calls or ()]
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"id": self.id, "messages": [m.to_dict() for m in self.messages]}
+        if self.reference is not None:
+            d["reference"] = self.reference
+        if self.reference_tool_calls is not None:
+            d["reference_tool_calls"] = [c.to_dict() for c in self.reference_tool_calls]
+        if self.reference_topics is not None:
+            d["reference_topics"] = list(self.reference_topics)
+        if self.metadata:
+            d["metadata"] = self.metadata
+        return d
 
 
 @dataclass(slots=True)

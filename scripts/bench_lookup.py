@@ -37,8 +37,9 @@ from typing import Any, Sequence
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_suite import _model_path, run_suite  # noqa: E402
+from bench_suite import run_suite  # noqa: E402
 from suite.accounting import STEP_METRIC, SUITE, MeteredJudge  # noqa: E402
+from suite.qwen_shape import qwen_shape_bias, qwen_shape_path  # noqa: E402
 
 MODES = ("none", "lookup", "auto")
 COUNTERS = ("generated", "steps", "drafted", "accepted", "seconds")
@@ -365,8 +366,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     from localeval.cli.example import example_path
     from localeval.dataset import load_dataset
     from localeval.embed import CachedEmbedder
-    from localeval.judge import LlamaJudge
-    from localeval.testing import HashEmbedder, quote_bias
+    from localeval.testing import HashEmbedder
 
     samples = load_dataset(str(example_path())).samples
     # Embeddings are the same with and without drafting: a hash embedder keeps them cheap.
@@ -378,10 +378,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         if label == "demo":
             path, bias, n = _demo_judge_path(), None, args.samples
         else:
-            path = _model_path(args)
-            probe = LlamaJudge(path, n_threads=args.threads, n_gpu_layers=args.n_gpu_layers)
-            bias = None if args.no_quote_bias else quote_bias(probe)
-            probe.close()
+            path = qwen_shape_path(args.model, args.cache_dir)
+            bias = (None if args.no_quote_bias else
+                    qwen_shape_bias(path, args.threads, args.n_gpu_layers))
             n = args.qwen_samples or args.samples
         for parallel in (int(x) for x in args.parallel.split(",")):
             res = one_model(label, Path(path), bias, samples[:n], args, embedder, parallel)

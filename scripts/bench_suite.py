@@ -35,7 +35,6 @@ import contextlib
 import json
 import os
 import sys
-import tempfile
 import time
 from dataclasses import asdict
 from pathlib import Path
@@ -48,6 +47,7 @@ from suite.accounting import (STEP_METRIC, SUITE, CallRecord, MeteredJudge,  # n
                               MetricAttribution, Speeds, calls_of, compute_floor,
                               group_totals, measure_speeds, no_shared_statements,
                               simulate_prefix_reuse, totals)
+from suite.qwen_shape import qwen_shape_path  # noqa: E402
 from suite.ragas_prompts import (import_ragas, ragas_calls, ragas_section,  # noqa: E402
                                  statements_for)
 from suite.tables import COLUMNS, format_table, targets  # noqa: E402
@@ -74,23 +74,9 @@ __all__ = [
 
 #: ``import_ragas`` is imported from here by ``quality/ragas_baseline.py``.
 
-DEFAULT_MODEL_NAME = "qwen2-05b-shape-q8_0.gguf"
-
-
 # -- the run ----------------------------------------------------------------------------------
 def _model_path(args: argparse.Namespace) -> Path:
-    if args.model:
-        return Path(args.model)
-    d = Path(args.cache_dir or Path(tempfile.gettempdir()) / "localeval-bench")
-    path = d / DEFAULT_MODEL_NAME
-    if not path.exists():
-        from localeval.testing import TinyModelSpec, build_tiny_gguf
-
-        t0 = time.perf_counter()
-        build_tiny_gguf(path, TinyModelSpec.qwen2_05b())
-        print(f"built {path}: {path.stat().st_size / 2**20:.0f} MiB in "
-              f"{time.perf_counter() - t0:.1f} s")
-    return path
+    return qwen_shape_path(args.model, args.cache_dir)
 
 
 def run_suite(samples: Sequence[Any], judge: MeteredJudge, embedder: Any, metrics: Sequence[str],

@@ -22,11 +22,13 @@ from localeval.cli.answer import add_answer_parser
 from localeval.cli.cache import add_cache_parser
 from localeval.cli.estimate import add_estimate_parser, add_label_sheet_parser
 from localeval.cli.example import example_path  # re-exported: tests import it from here
+from localeval.cli.explain import add_explain_parser
 from localeval.cli.generate import add_generate_parser
 from localeval.cli.history import add_history_parser
 from localeval.cli.judge import add_judge_parser
 from localeval.cli.metrics import add_metrics_parser
 from localeval.cli.models import add_models_parser
+from localeval.cli.rank import add_rank_parser
 from localeval.cli.report import add_report_parser
 from localeval.cli.run import add_retrieval_parser, add_run_parser
 from localeval.cli.runs import add_runs_parser
@@ -53,7 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     # the order of `localeval --help`
     for add in (add_run_parser, add_answer_parser, add_generate_parser, add_metrics_parser,
-                add_retrieval_parser, add_diff_parser, add_runs_parser, add_history_parser,
+                add_retrieval_parser, add_diff_parser, add_rank_parser, add_runs_parser,
+                add_history_parser, add_explain_parser,
                 add_compare_parser,
                 add_validate_parser,
                 add_label_sheet_parser, add_estimate_parser, add_models_parser, add_judge_parser,

@@ -40,6 +40,9 @@ def add_judge_parser(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--cache", help="cache file (default: $LOCALEVAL_CACHE or "
                    "~/.cache/localeval/cache.sqlite)")
     c.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
+    c.add_argument("--reasons", choices=["full", "short", "none"],
+                   help="check the judge as a run with this --reasons asks it (default: "
+                        "$LOCALEVAL_REASONS or full)")
     c.add_argument("--quiet", action="store_true", help="no progress bar, no table")
     c.add_argument("--json", action="store_true", help="print the result as JSON")
     c.set_defaults(func=cmd_judge_check)
@@ -78,7 +81,8 @@ def cmd_judge_check(args: argparse.Namespace) -> int:
         why = "; ".join(f"{k}: {v}" for k, v in skipped.items()) or "no judge metric named"
         raise UsageError(f"nothing to check ({why})")
     cfg = run_config(judge=args.judge, embedder=args.embedder, device=args.device,
-                     verdicts=args.verdicts, judge_options=judge_options(args),
+                     verdicts=args.verdicts, reasons=args.reasons,
+                     judge_options=judge_options(args),
                      cache=False if args.no_cache else args.cache)
     store = open_cache(cfg.cache)
     judge = build_judge(cfg.judge, store, dict(cfg.judge_options))
@@ -100,7 +104,7 @@ def cmd_judge_check(args: argparse.Namespace) -> int:
 
     try:
         result = run_judge_check(judge, metrics, embedder=embedder, verdicts=cfg.verdicts,
-                             cache=store, on_progress=step)
+                                 cache=store, on_progress=step, reasons=cfg.reasons)
     finally:
         if bar is not None:
             bar.close()

@@ -31,6 +31,14 @@ def cmd_metrics(args: argparse.Namespace) -> int:
         print(json.dumps(rows, indent=2))
         return 0
     from rich.console import Console
+
+    console = Console()
+    cells = [_name_cell(r) for r in rows]
+    widest = max(len(line) for c in cells for line in c.splitlines())
+    # metric + the narrowest other columns (9, "judge+embedder", 12) + borders and padding
+    if console.width < widest + 9 + 14 + 12 + 13:
+        _print_list(rows, cells, console.width)
+        return 0
     from rich.table import Table
 
     # Names are what users copy into -m: never cut or folded. The other columns wrap
@@ -40,10 +48,28 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     table.add_column("required columns", ratio=1, min_width=9, overflow="fold")
     table.add_column("model", no_wrap=True)
     table.add_column("description", ratio=2, min_width=12, overflow="fold")
-    for r in rows:
-        name = r["name"] + (f" ({r['param']})" if r["param"] else "")
-        if r["aliases"]:
-            name += "\nalias: " + ", ".join(r["aliases"])
-        table.add_row(name, ", ".join(r["requires"]), r["needs"], r["description"])
-    Console().print(table, crop=False)  # a narrow terminal wraps lines; nothing is cut
+    for r, cell in zip(rows, cells):
+        table.add_row(cell, ", ".join(r["requires"]), r["needs"], r["description"])
+    console.print(table, crop=False)  # a narrow terminal wraps lines; nothing is cut
     return 0
+
+
+def _name_cell(r: dict) -> str:
+    name = r["name"] + (f" ({r['param']})" if r["param"] else "")
+    return name + ("\nalias: " + ", ".join(r["aliases"]) if r["aliases"] else "")
+
+
+def _print_list(rows: list[dict], cells: list[str], width: int) -> None:
+    """A terminal too narrow for the table (the longest names need about 90 columns):
+    one block a metric, its name first and whole, the rest wrapped under it."""
+    import textwrap
+
+    print("localeval metrics")
+    for r, cell in zip(rows, cells):
+        name, _, alias = cell.partition("\n")
+        print(f"\n{name}  [{r['needs']}]")
+        for text in (alias, "needs: " + (", ".join(r["requires"]) or "-"), r["description"]):
+            if text:
+                print(textwrap.fill(text, width=max(width, 20), initial_indent="  ",
+                                    subsequent_indent="  ", break_long_words=False,
+                                    break_on_hyphens=False))

@@ -18,7 +18,11 @@ from localeval.cli.run_record import add_record_options, record_gates, record_op
 from localeval.errors import LocalevalError, UsageError
 
 __all__ = ["add_run_parser", "add_retrieval_parser", "add_judge_options", "judge_options",
-           "cmd_run", "cmd_retrieval", "seed_int", "positive_int", "non_negative_float"]
+           "cmd_run", "cmd_retrieval", "seed_int", "positive_int", "non_negative_float",
+           "RUNS_ROOT"]
+
+#: Where ``localeval run`` without ``-o`` writes: a folder per run, and ``latest``.
+RUNS_ROOT = "localeval-out"
 
 
 def add_run_parser(sub: argparse._SubParsersAction) -> None:
@@ -53,14 +57,21 @@ def _add_run_options(r: argparse.ArgumentParser) -> None:
     r.add_argument("--metrics-file", metavar="TOML", help="your own judged metrics "
                    "(aspect_critic, rubrics_score, instance_rubrics, geval), one [name] table "
                    "each; use them by name in -m (default with a file: all of its metrics)")
-    r.add_argument("-o", "--out", default="localeval-out", help="output directory "
-                   "(default: %(default)s)")
+    r.add_argument("-o", "--out", help="output directory (default: a folder of its own "
+                   f"under {RUNS_ROOT}/, the same for the same data and settings, so running "
+                   f"the same command again resumes; {RUNS_ROOT}/latest points to the last "
+                   "run that finished)")
     add_record_options(r)
     g = add_judge_options(r)
     g.add_argument("--temperature", type=non_negative_float, help="judge temperature (default 0; 0.7 with "
                    "--repeats)")
     g.add_argument("--repeats", type=positive_int, default=1, help="run judge metrics K times with "
                    "different seeds and report the spread")
+    g.add_argument("--reasons", choices=["full", "short", "none"],
+                   help="what the judge writes before each binary verdict: full (a reason, "
+                        "as ragas's prompts), short (a few words) or none (the verdict alone: "
+                        "about half the judge's tokens; docs/judge.md, Reasons) "
+                        "(default: $LOCALEVAL_REASONS or full)")
     g.add_argument("--parallel", type=int, metavar="N",
                    help="judge calls an in-process judge decodes together: a sample's "
                         "independent calls and the next samples' (default: 8 with a GPU or "
@@ -266,7 +277,7 @@ def _evaluate(args: argparse.Namespace, data: Any, gates: "_Gates", cache: Any, 
         ray=args.ray, ray_actors=args.ray_actors,
         embedder=args.embedder, columns=args.columns,
         lang=args.lang, seed=args.seed, temperature=args.temperature, verdicts=args.verdicts,
-        repeats=args.repeats, cache=cache, device=args.device, out_dir=args.out,
+        reasons=args.reasons, repeats=args.repeats, cache=cache, device=args.device, out_dir=_out_dir(args, info),
         **record_options(args),
         progress=False if (args.quiet or args.json) else None, on_warning=warn,
         expect_metrics=gates.named, limit=args.limit, sample=args.sample, options_as="cli",
@@ -274,6 +285,20 @@ def _evaluate(args: argparse.Namespace, data: Any, gates: "_Gates", cache: Any, 
         # (results.jsonl has them, and --labels reads them from it)
         keep_samples=bool(gates.each), summary_sections=labels,
     )
+
+
+def _out_dir(args: argparse.Namespace, info: Any) -> Any:
+    """``-o`` as given; without it a ``RunFolders`` under ``localeval-out`` that sets
+    ``args.out`` to the folder it chooses (the messages after the run, and Ctrl-C's, name it)."""
+    if args.out:
+        return args.out
+    from localeval.run import RunFolders
+
+    def chosen(folder: Path) -> None:
+        args.out = str(folder)
+        info(f"writing to {folder} ({RUNS_ROOT}/latest points to the last run that finished)")
+
+    return RunFolders(Path(RUNS_ROOT), on_chosen=chosen)
 
 
 def _example_next_steps(summary: dict[str, Any], args: argparse.Namespace) -> str:

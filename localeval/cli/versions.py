@@ -3,7 +3,8 @@
 The analysis lives in :mod:`localeval.versions`; this module parses the
 arguments, prints the table (or JSON), writes diff.json, diff.md and
 diff.html, says which files it wrote, and applies ``--fail-if-worse`` (with
-``--allow-unscored``) and ``--fail-if-unfit-judge``.
+``--allow-unscored``), ``--fail-if-unfit-judge`` (with ``--pairwise``, the
+pairwise judge check too) and ``--fail-if-preferred-base`` (``--pairwise``).
 Exit codes: 0 done (gates passed), 1 a gate failed, 2 bad input or options.
 """
 
@@ -49,7 +50,8 @@ def add_diff_parser(sub: argparse._SubParsersAction) -> None:
                         "(repeatable; default: 0), as for localeval run")
     p.add_argument("--fail-if-unfit-judge", action="store_true",
                    help="exit 1 when a judged metric is compared and the judge of either run "
-                        "did not pass its judge check (doubtful, unfit, or not tested)")
+                        "did not pass its judge check (doubtful, unfit, or not tested); with "
+                        "--pairwise, also when the pairwise judge check did not say fit")
     p.add_argument("--base-data", metavar="FILE", help="the data set BASE evaluated ('example' "
                    "for the bundled one): shows answers and contexts on the page")
     p.add_argument("--new-data", metavar="FILE", help="the data set NEW evaluated")
@@ -72,6 +74,23 @@ def add_diff_parser(sub: argparse._SubParsersAction) -> None:
     pw.add_argument("--criterion", metavar="TEXT",
                     help="with --pairwise: what 'better' means (default: answers the question "
                          "better while staying faithful to the contexts)")
+    pw.add_argument("--criteria-file", metavar="FILE",
+                    help="with --pairwise: take the criterion from a metrics TOML file (as "
+                         "'localeval run --metrics-file' reads): an aspect_critic table's "
+                         "definition or a geval table's criteria")
+    pw.add_argument("--criterion-name", metavar="NAME",
+                    help="the table of --criteria-file to use (needed when it has several)")
+    pw.add_argument("--fail-if-preferred-base", action="store_true",
+                    help="with --pairwise: exit 1 when the judge prefers BASE beyond the "
+                         "interval (the preference for NEW's 95%% interval lies entirely "
+                         "below 0.5), or when there is no interval (nothing could be judged)")
+    pw.add_argument("--no-judge-check", action="store_true",
+                    help="with --pairwise: skip the known-answer pairwise judge check (a "
+                         "right answer against a hallucinated one, both orders, 20 calls)")
+    pw.add_argument("--cache", help="judge cache file, as for localeval run (default: "
+                    "$LOCALEVAL_CACHE or ~/.cache/localeval/cache.sqlite)")
+    pw.add_argument("--no-cache", action="store_true",
+                    help="do not read or write the judge cache")
     p.add_argument("--resamples", type=int, default=None,
                    help="bootstrap resamples, and random sign vectors of the randomization "
                         "test from 21 to 99 pairs (default 9999)")
@@ -104,22 +123,49 @@ def _metrics(text: str | None) -> list[str] | None:
     return list(dict.fromkeys(split_metric_list(text))) if text else None
 
 
-def _pairwise(args: argparse.Namespace, d: Any) -> list[str]:
-    """``--pairwise``: judge the pairs in both orders; the result goes into ``d`` (diff.json)
-    and its lines are returned for the terminal."""
-    from localeval.cli.run import judge_options
+def _pairwise_options(args: argparse.Namespace) -> tuple[str | None, str | None]:
+    """The pairwise options checked before any work: (criterion, where it came from)."""
     from localeval.errors import UsageError
-    from localeval.pairwise import compare_pairwise, terminal_lines
 
+    if not args.pairwise:
+        given = [o for o, v in (("--fail-if-preferred-base", args.fail_if_preferred_base),
+                                ("--criterion", args.criterion),
+                                ("--criteria-file", args.criteria_file),
+                                ("--criterion-name", args.criterion_name)) if v]
+        if given:
+            raise UsageError(f"{', '.join(given)} compares answers side by side: add "
+                             "--pairwise (and --judge)")
+        return None, None
     if args.judge is None:
         raise UsageError("--pairwise needs --judge (a GGUF file, a model name, 'demo' or an "
                          "http(s):// URL)")
+    from localeval.pairwise import resolve_criterion
+
+    return resolve_criterion(args.criterion, args.criteria_file, args.criterion_name)
+
+
+def _pairwise(args: argparse.Namespace, d: Any, criterion: str | None,
+              source: str | None) -> tuple[list[str], list[str]]:
+    """``--pairwise``: judge the pairs in both orders; the result goes into ``d`` (diff.json).
+    Returns the lines for the terminal and the pairwise gates' failures."""
+    from localeval.cli.run import judge_options
+    from localeval.pairwise import (
+        compare_pairwise,
+        preferred_base_failure,
+        terminal_lines,
+        unfit_pairwise_failure,
+    )
+
     kw: dict[str, Any] = {} if args.resamples is None else {"n_resamples": args.resamples}
-    r = compare_pairwise(d.base, d.new, judge=args.judge, criterion=args.criterion,
-                         verdicts=args.verdicts or "soft", seed=args.seed,
+    r = compare_pairwise(d.base, d.new, judge=args.judge, criterion=criterion,
+                         criterion_source=source, verdicts=args.verdicts, seed=args.seed,
+                         cache=False if args.no_cache else (args.cache or True),
+                         judge_check=not args.no_judge_check,
                          judge_options=judge_options(args), **kw)
     d.pairwise = r.to_dict()
-    return terminal_lines(r)
+    gates = [preferred_base_failure(r) if args.fail_if_preferred_base else None,
+             unfit_pairwise_failure(r) if args.fail_if_unfit_judge else None]
+    return terminal_lines(r), [g for g in gates if g]
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
@@ -141,6 +187,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     gates = parse_worse_gates(args.fail_if_worse)  # bad options fail before any work
     parse_allow_unscored(args.allow_unscored)
     default, per = _thresholds(args.threshold)
+    criterion, source = _pairwise_options(args)
     check_seed(args.seed, "--seed")
     if args.resamples is not None:
         check_resamples(args.resamples, "--resamples")
@@ -156,7 +203,10 @@ def cmd_diff(args: argparse.Namespace) -> int:
     failures = worse_failures(d, gates, allow_unscored=args.allow_unscored)
     if args.fail_if_unfit_judge:
         failures += unfit_judge_failures(d)
-    pairwise = _pairwise(args, d) if args.pairwise else None
+    pairwise = None
+    if args.pairwise:
+        pairwise, pairwise_failures = _pairwise(args, d, criterion, source)
+        failures += pairwise_failures
     paths = write_diff(d, args.out)
     if args.json:
         from localeval.results import dumps_strict

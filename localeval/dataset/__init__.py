@@ -1,5 +1,6 @@
 """Evaluation data in: files (JSONL, JSON, CSV/TSV, Parquet), DataFrames, Hugging
-Face datasets and TREC run/qrels, validated into :class:`~localeval.types.Sample` rows,
+Face datasets and TREC run/qrels, validated into :class:`~localeval.types.Sample` rows
+(conversations, ragas's multi-turn JSON or OpenAI chat messages, into ``MultiTurnSample``),
 and the content hash of the loaded rows (``fingerprint``: the dataset's version).
 """
 

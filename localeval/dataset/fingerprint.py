@@ -19,6 +19,12 @@ What is hashed, exactly (version tag ``localeval-data-1``):
    - the *output* part: ``answer``, ``contexts``, ``retrieved_ids`` (what the
      pipeline gave).
 
+   A conversation (``MultiTurnSample``) adds ``reference_tool_calls``,
+   ``reference_topics`` and ``user_turns`` (the texts of its user messages: what
+   the assistant was asked) to its test part and ``messages`` to its output part,
+   each message and call as its ``to_dict()`` writes it; single-turn samples have
+   none of these, so their digests are what they were.
+
    Lists keep their order (a ranking's order is what retrieval metrics score);
    ``relevant_ids`` is a mapping id -> grade (floats, as loading makes them), its
    keys sorted by the JSON writer.
@@ -44,14 +50,15 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from localeval.cache import text_key
-from localeval.types import Sample
+from localeval.types import MultiTurnSample, Sample
 
 __all__ = ["DataVersion", "data_version", "TEST_FIELDS", "OUTPUT_FIELDS"]
 
 #: Fields that define the test: the same across versions of a pipeline.
-TEST_FIELDS = ("question", "reference", "reference_contexts", "relevant_ids")
+TEST_FIELDS = ("question", "reference", "reference_contexts", "relevant_ids",
+               "reference_tool_calls", "reference_topics")
 #: Fields the pipeline produces.
-OUTPUT_FIELDS = ("answer", "contexts", "retrieved_ids")
+OUTPUT_FIELDS = ("answer", "contexts", "retrieved_ids", "messages")
 _TAG = "localeval-data-1"
 
 
@@ -88,4 +95,14 @@ _JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":
 
 
 def _part(s: Sample, fields: tuple[str, ...]) -> str:
-    return _JSON.encode({f: v for f in fields if (v := getattr(s, f)) is not None})
+    part = {f: _plain(v) for f in fields if (v := getattr(s, f, None)) is not None}
+    if fields is TEST_FIELDS and isinstance(s, MultiTurnSample):
+        part["user_turns"] = [m.content for m in s.messages if m.role == "user"]
+    return _JSON.encode(part)
+
+
+def _plain(v: Any) -> Any:
+    """A conversation's messages and calls as their JSON shape; other values as they are."""
+    if isinstance(v, list) and v and hasattr(v[0], "to_dict"):
+        return [x.to_dict() for x in v]
+    return v

@@ -6,19 +6,23 @@ a list of dicts, or a dict of columns (``Dataset.from_dict`` style). Both
 RAGAS column generations are accepted. Every problem is reported as one
 ``DataError`` naming the file, the 1-based line or row, and the column.
 Files are read in ``formats``, records checked in ``samples``; this module
-picks the path for each kind of source.
+picks the path for each kind of source. A source whose first record is a
+conversation (``messages`` or ``user_input`` a list of messages) is read by
+``conversation`` into ``MultiTurnSample`` rows instead.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
+from localeval.dataset.conversation import conversations_from_rows, is_conversation
 from localeval.dataset.formats import CELL_FORMATS, file_format, read_file
 from localeval.dataset.samples import ALIASES, Dataset, present_fields, samples_from_rows
 from localeval.errors import DataError
-from localeval.types import SAMPLE_FIELDS, Sample
+from localeval.types import MULTI_TURN_FIELDS, SAMPLE_FIELDS, MultiTurnSample, Sample
 
 __all__ = ["load_dataset", "parse_column_map", "check_required"]
 
@@ -34,9 +38,9 @@ def parse_column_map(items: Iterable[str] | Mapping[str, str] | None) -> dict[st
         canon, col = canon.strip(), col.strip()
         if not col:
             raise DataError(f"bad column map {canon!r}: expected FIELD=COLUMN, e.g. answer=my_col")
-        if canon not in SAMPLE_FIELDS and canon != "id":
+        if canon not in SAMPLE_FIELDS and canon not in MULTI_TURN_FIELDS and canon != "id":
             raise DataError(f"bad column map: {canon!r} is not a field; fields: id, "
-                            + ", ".join(SAMPLE_FIELDS))
+                            + ", ".join((*SAMPLE_FIELDS, *MULTI_TURN_FIELDS)))
         out[col] = canon
     return out
 
@@ -55,15 +59,15 @@ def load_dataset(source: Any, *, columns: Iterable[str] | Mapping[str, str] | No
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
         fmt = file_format(path, format)
-        return samples_from_rows(read_file(path, format), str(path), cmap,
-                                 row_word="row" if fmt in ("parquet", "pq") else "line",
-                                 text_cells=fmt in CELL_FORMATS)
+        return _from_rows(read_file(path, format), str(path), cmap,
+                          row_word="row" if fmt in ("parquet", "pq") else "line",
+                          text_cells=fmt in CELL_FORMATS, parquet=fmt in ("parquet", "pq"))
     if _is_dataframe(source):
         rows = ((i + 1, r) for i, r in enumerate(source.to_dict(orient="records")))
-        return samples_from_rows(rows, "<DataFrame>", cmap, row_word="row", frame=True)
+        return _from_rows(rows, "<DataFrame>", cmap, row_word="row", frame=True)
     if hasattr(source, "to_list") and hasattr(source, "column_names"):  # datasets.Dataset
         rows = ((i + 1, r) for i, r in enumerate(source.to_list()))
-        return samples_from_rows(rows, "<Dataset>", cmap, row_word="row")
+        return _from_rows(rows, "<Dataset>", cmap, row_word="row", parquet=True)  # Arrow too
     if isinstance(source, Mapping):
         cols = {k: list(v) for k, v in source.items()}
         lengths = {len(v) for v in cols.values()}
@@ -72,14 +76,43 @@ def load_dataset(source: Any, *, columns: Iterable[str] | Mapping[str, str] | No
                             + ", ".join(f"{k}={len(v)}" for k, v in cols.items()))
         n = lengths.pop() if lengths else 0
         rows = ((i + 1, {k: v[i] for k, v in cols.items()}) for i in range(n))
-        return samples_from_rows(rows, "<dict>", cmap, row_word="row")
+        return _from_rows(rows, "<dict>", cmap, row_word="row")
     if isinstance(source, Sequence) and not isinstance(source, (str, bytes)):
         if source and all(isinstance(s, Sample) for s in source):
             return Dataset(list(source), "<samples>", present_fields(source))
-        return samples_from_rows(((i + 1, r) for i, r in enumerate(source)), "<list>", cmap,
-                                 row_word="row")
+        return _from_rows(((i + 1, r) for i, r in enumerate(source)), "<list>", cmap,
+                          row_word="row")
     raise DataError(f"cannot load data of type {type(source).__name__}: pass a path, "
                     "a pandas DataFrame, a datasets.Dataset, a list of dicts or a dict of columns")
+
+
+def _from_rows(rows: Iterable[tuple[int, Mapping[str, Any]]], source: str,
+               cmap: dict[str, str], row_word: str = "line", text_cells: bool = False,
+               frame: bool = False, parquet: bool = False) -> Dataset:
+    """The records as samples, or as conversations when the first record is one.
+
+    CSV/TSV cells are text, so a conversation there would be a JSON cell: those
+    files stay single-turn (conversations come in JSONL, JSON or tables). Arrow
+    (Parquet, a Hugging Face dataset) stores a column of objects as one struct of
+    every key in the column, so each call's arguments would come back with the other
+    calls' argument names as nulls: such conversations are refused, not scored wrong.
+    """
+    it = iter(rows)
+    first = next(it, None)
+    if first is None or not isinstance(first[1], Mapping):
+        rest: Iterable[tuple[int, Mapping[str, Any]]] = it if first is None else \
+            itertools.chain([first], it)
+        return samples_from_rows(rest, source, cmap, row_word, text_cells, frame)
+    rows = itertools.chain([first], it)
+    if not text_cells and is_conversation(first[1], cmap):
+        if parquet:
+            raise DataError("conversations are not read from Parquet or a Hugging Face "
+                            "dataset: Arrow stores the messages' objects as structs of every "
+                            "key in the column, which adds other calls' argument names to each "
+                            "call; give them as JSONL or a list of dicts (see "
+                            "docs/conversations-and-agents.md)", file=source)
+        return conversations_from_rows(rows, source, cmap, row_word)
+    return samples_from_rows(rows, source, cmap, row_word, text_cells, frame)
 
 
 def check_required(data: Dataset, needs: Mapping[str, Sequence[str]]) -> None:
@@ -95,6 +128,11 @@ def check_required(data: Dataset, needs: Mapping[str, Sequence[str]]) -> None:
             if not missing:
                 continue
             if len(missing) == len(data.samples):
+                if f not in MULTI_TURN_FIELDS and isinstance(missing[0], MultiTurnSample):
+                    raise DataError(f"metric {metric} scores single-turn samples (it needs "
+                                    f"'{f}'), and this data holds conversations; metrics of "
+                                    "conversations: tool_call_accuracy, tool_call_f1",
+                                    file=data.source)
                 raise DataError(f"missing column '{f}' required by metric {metric}"
                                 + _alias_hint(f), file=data.source)
             raise DataError(f"missing value required by metric {metric}", file=data.source,
@@ -102,6 +140,12 @@ def check_required(data: Dataset, needs: Mapping[str, Sequence[str]]) -> None:
 
 
 def _alias_hint(f: str) -> str:
+    if f == "messages":
+        return (" (a conversation: rows whose 'messages' or 'user_input' is a list of messages; "
+                "see docs/conversations-and-agents.md)")
+    if f in MULTI_TURN_FIELDS:
+        return (f" (each conversation's expected {f.replace('reference_', '')} beside its "
+                "messages; see docs/conversations-and-agents.md)")
     names = [a for a, c in ALIASES.items() if c == f]
     return f" (also accepted: {', '.join(names)}; or map yours with --columns {f}=COL)" if names \
         else f" (map yours with --columns {f}=COL)"

@@ -18,9 +18,10 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 from localeval.dataset.cells import read_list_cell
 from localeval.dataset.formats import kind_of, loads_strict
 from localeval.errors import DataError
-from localeval.types import SAMPLE_FIELDS, Sample
+from localeval.types import MULTI_TURN_FIELDS, SAMPLE_FIELDS, Sample
 
-__all__ = ["Dataset", "ALIASES", "samples_from_rows", "present_fields", "relevance_grade"]
+__all__ = ["Dataset", "ALIASES", "samples_from_rows", "present_fields", "relevance_grade",
+           "too_deep", "unnumpy", "MAX_NESTING"]
 
 #: Alternative column names -> canonical Sample field (RAGAS v2 and older names).
 ALIASES: dict[str, str] = {
@@ -129,12 +130,12 @@ def _sample(n: int, rec: Mapping[str, Any], source: str, cmap: dict[str, str],
     for col, v in rec.items():
         if not isinstance(col, str):
             col = str(col)
-        v = _unnumpy(v)
+        v = unnumpy(v)
         canon = cmap.get(col) or (col if col in SAMPLE_FIELDS or col == "id" else ALIASES.get(col))
         if canon is None or (col not in cmap and canon in cmap.values()):
             # not a field, or a field the user mapped another column onto: metadata
             meta[col] = _cell_meta(v) if text_cells else v
-            if _too_deep(meta[col]):
+            if too_deep(meta[col]):
                 raise _err(f"nested more than {MAX_NESTING} levels deep", source, n, col,
                            row_word)
             continue
@@ -181,7 +182,7 @@ def frame_id(v: Any) -> Any:
     text alone kept: a leading zero, an exponent: ``dtype={"id": str}`` keeps it.)
     Anything else is left for ``_coerce`` to check.
     """
-    v = _unnumpy(v)
+    v = unnumpy(v)
     if isinstance(v, bool):
         return str(v)
     if isinstance(v, float):
@@ -195,7 +196,7 @@ def _missing(v: Any) -> bool:
     return v is None or (isinstance(v, float) and math.isnan(v))
 
 
-def _unnumpy(v: Any) -> Any:
+def unnumpy(v: Any) -> Any:
     """numpy arrays and scalars (DataFrame cells) as plain Python values."""
     return v.tolist() if hasattr(v, "tolist") and not isinstance(v, (str, bytes)) else v
 
@@ -230,7 +231,7 @@ def _cell_meta(v: str) -> Any:
     return v
 
 
-def _too_deep(v: Any) -> bool:
+def too_deep(v: Any) -> bool:
     """True when ``v`` nests lists/dicts more than MAX_NESTING deep (iterative: no recursion)."""
     stack = [(v, 0)]
     while stack:
@@ -315,5 +316,5 @@ def _id(x: Any, i: int) -> str:
 
 
 def present_fields(samples: Sequence[Sample]) -> set[str]:
-    """Sample fields that at least one sample has."""
-    return {f for s in samples for f in SAMPLE_FIELDS if s.has(f)}
+    """Sample fields that at least one sample has (a conversation's fields too)."""
+    return {f for s in samples for f in (*SAMPLE_FIELDS, *MULTI_TURN_FIELDS) if s.has(f)}

@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from localeval.catalog import default_model_path, is_default_spec, load_models
 from localeval.embed.base import Embedder
 from localeval.embed.resolve import manifest_entry
 from localeval.errors import ModelError
-from localeval.lang import detect_lang
+from localeval.lang import CJK_CHAR, detect_lang
 
 __all__ = ["MULTILINGUAL_EMBEDDERS", "guess_english_only", "warn_if_language_mismatch",
            "cjk_share", "multilingual_default", "CJK_SHARE"]
@@ -38,7 +37,6 @@ MULTILINGUAL_EMBEDDERS = {
     "BAAI/bge-m3": "bge-m3",
 }
 
-_CJK = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 #: A tokenizer with at least this many kana/Han tokens was trained on CJK text.
 #: bert-base-uncased (all-MiniLM-L6-v2) has 676; Chinese or Japanese BERTs and
 #: XLM-R / multilingual-e5 / bge-m3 sentencepiece vocabularies have many thousands.
@@ -98,7 +96,7 @@ def _cjk_token_count(root: Path) -> int | None:
         except (OSError, ValueError, KeyError, TypeError, IndexError):
             tokens = None
         if tokens is not None:
-            return sum(1 for t in tokens if isinstance(t, str) and _CJK.search(t))
+            return sum(1 for t in tokens if isinstance(t, str) and CJK_CHAR.search(t))
     return None
 
 

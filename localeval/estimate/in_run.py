@@ -22,7 +22,7 @@ from localeval.estimate.analysis import estimate
 from localeval.estimate.draw import SOFT_VERDICTS, row_uncertainty
 from localeval.estimate.pages import JUDGE_WARNING
 from localeval.estimate.reliability import calibration
-from localeval.results import CorrectedSection
+from localeval.results import HASH_FIELDS, CorrectedSection
 from localeval.resultsets import ResultSet
 
 __all__ = ["run_corrections", "records_result_set"]
@@ -102,7 +102,7 @@ def records_result_set(records: Iterable[Mapping[str, Any]], source: str) -> Res
         q = rec.get("question")
         if isinstance(q, str):
             rs.questions[sid] = q
-        h = {k: rec[k] for k in ("contexts_hash", "answer_hash") if isinstance(rec.get(k), str)}
+        h = {k: rec[k] for k in HASH_FIELDS if isinstance(rec.get(k), str)}
         if h:
             rs.hashes[sid] = h
         det = rec.get("details") or {}

@@ -28,7 +28,7 @@ from localeval.estimate.sheet import (
     write_sheet,
 )
 from localeval.estimate.uncertainty import run_uncertainty
-from localeval.report import code_span, escape_markdown
+from localeval.report import code_span, escape_markdown, sample_question
 from localeval.results import atomic_file, content_fields, dumps_strict, make_output_folder
 from localeval.resultsets import ResultSet, align, load_result_set
 
@@ -165,7 +165,7 @@ def _samples(rs: ResultSet, dataset: Any) -> dict[str, Any]:
     ds = load_dataset(dataset)
     by_id = {s.id: s for s in ds}
     data = ResultSet({s.id: {} for s in ds}, source=str(dataset), format="dataset",
-                     questions={s.id: s.question for s in ds if s.question},
+                     questions={s.id: q for s in ds if (q := sample_question(s))},
                      hashes={s.id: content_fields(None, s.contexts, s.answer) for s in ds})
     al = align(rs, data)
     return {a: by_id[b] for a, b in al.pairs}

@@ -1,15 +1,16 @@
 """The labelling sheet: a CSV a spreadsheet opens cleanly, and the draw it records.
 
 UTF-8 with a byte-order mark (so Excel reads accents and CJK right), one row
-per drawn sample: id, question, contexts, answer, reference, then per metric
-an empty ``label_<metric>`` column, then the row's inclusion probability and
-the draw's name. The sheet is blind: a labeller who sees the judge's score
-beside the empty cell tends to copy it (anchoring), and the labels would then
-measure the judge rather than the truth. The judge's score and working per
-metric go to a companion ``<sheet>.judge.csv`` (id, draw, ``judge_<metric>``,
-``working_<metric>``), to open once labelling is done; ``show_judge`` puts
-them in the sheet, beside the label columns, as earlier versions did (and
-writes no companion). Cells a spreadsheet
+per drawn sample: id, question (a conversation's first user turn, and the
+conversation as text in a ``conversation`` column), contexts, answer,
+reference, then per metric an empty ``label_<metric>`` column, then the row's
+inclusion probability and the draw's name. The sheet is blind: a labeller who
+sees the judge's score beside the empty cell tends to copy it (anchoring), and
+the labels would then measure the judge rather than the truth. The judge's
+score and working per metric go to a companion ``<sheet>.judge.csv`` (id, draw,
+``judge_<metric>``, ``working_<metric>``), to open once labelling is done;
+``show_judge`` puts them in the sheet, beside the label columns, as earlier
+versions did (and writes no companion). Cells a spreadsheet
 would run as a formula (starting with = + - @, tab or carriage return), and
 cells starting with an apostrophe, get a leading apostrophe (OWASP's
 CSV-injection advice; ``results.spreadsheet_cell``), which ``results.unquote_cell``
@@ -36,6 +37,7 @@ from typing import Any, Iterable, Sequence
 
 from localeval.errors import DataError, UsageError
 from localeval.estimate.draw import Draw
+from localeval.report import conversation_text, is_conversation, sample_question
 from localeval.results import atomic_file, make_output_folder, spreadsheet_cell
 from localeval.resultsets import ResultSet
 
@@ -68,8 +70,13 @@ def sheet_rows(draw: Draw, metrics: Sequence[str], samples: dict[str, Any],
                show_judge: bool = False) -> tuple[list[str], list[list[str]]]:
     """(header, rows) of the sheet; ``samples`` maps id to its Sample (None when unknown).
 
-    Blind unless ``show_judge``: no judge score or working (``judge_rows`` has them)."""
-    header = ["id", "question", "contexts", "answer", "reference"]
+    Blind unless ``show_judge``: no judge score or working (``judge_rows`` has them). When a
+    drawn sample is a conversation, a ``conversation`` column after the question holds it
+    as text (``report.conversation_text``: turns, tool calls, expected calls), and its
+    question is its first user turn."""
+    talk = any(is_conversation(samples.get(sid)) for sid in draw.drawn_ids)
+    header = ["id", "question", *(["conversation"] if talk else []), "contexts", "answer",
+              "reference"]
     if show_judge:
         header += _judge_header(metrics)
     header += [LABEL_PREFIX + m for m in metrics] + [PROB_COLUMN, DRAW_COLUMN]
@@ -77,7 +84,8 @@ def sheet_rows(draw: Draw, metrics: Sequence[str], samples: dict[str, Any],
     prob = {sid: float(p) for sid, p in zip(draw.ids, draw.prob)}
     for sid in draw.drawn_ids:
         s = samples.get(sid)
-        row = [sid, getattr(s, "question", None), _CONTEXT_SEP.join(getattr(s, "contexts", None) or []),
+        row = [sid, sample_question(s), *([conversation_text(s)] if talk else []),
+               _CONTEXT_SEP.join(getattr(s, "contexts", None) or []),
                getattr(s, "answer", None), getattr(s, "reference", None)]
         if show_judge:
             row += _judge_cells(sid, metrics, scores, details)

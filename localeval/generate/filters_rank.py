@@ -33,6 +33,7 @@ import numpy as np
 
 from localeval.corpus import Chunk
 from localeval.generate.candidates import Candidate
+from localeval.lang import CJK_RUN
 
 __all__ = ["NOT_RETRIEVED", "UNKNOWN_CHUNK", "BM25", "round_trip", "embed_prefixes",
            "lexical_tokens"]
@@ -41,7 +42,6 @@ NOT_RETRIEVED = "not_retrieved"
 UNKNOWN_CHUNK = "unknown_chunk"
 
 _WORD = re.compile(r"[^\W\d_]+|\d+", re.UNICODE)
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]+")
 #: Queries scored at once (a block of the query x chunk score matrix).
 _BLOCK = 128
 #: Scores this close count as a tie.
@@ -56,9 +56,9 @@ def lexical_tokens(text: str) -> list[str]:
     """Lower-cased (NFKC) words and numbers; runs of kana/Han as character bigrams."""
     t = unicodedata.normalize("NFKC", text).casefold()
     out: list[str] = []
-    for run in _CJK.findall(t):
+    for run in CJK_RUN.findall(t):
         out.extend(run[i:i + 2] for i in range(max(1, len(run) - 1)))
-    out.extend(w for w in _WORD.findall(_CJK.sub(" ", t)))
+    out.extend(w for w in _WORD.findall(CJK_RUN.sub(" ", t)))
     return out
 
 

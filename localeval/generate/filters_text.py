@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from localeval.generate.candidates import Candidate
-from localeval.lang import detect_lang, normalise
+from localeval.lang import CJK_CHAR, detect_lang, normalise
 from localeval.prompts import copies_in
 
 __all__ = ["EMPTY", "REPETITIVE", "repetition", "COPIES_CHUNK", "REFERENCE_IS_QUESTION",
@@ -56,14 +56,13 @@ LOOP_MIN_TOKENS = 8
 
 _DIGITS = re.compile(r"(\d+)")
 _WORD = re.compile(r"\w+")
-_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 
 def _tokens(text: str) -> list[str]:
     """Words, with each Japanese or Chinese character a token of its own."""
     out: list[str] = []
     for w in _WORD.findall(text.lower()):
-        out.extend(list(w) if _CJK_CHAR.search(w) else [w])
+        out.extend(list(w) if CJK_CHAR.search(w) else [w])
     return out
 
 

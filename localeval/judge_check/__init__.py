@@ -2,7 +2,9 @@
 
 ``run_judge_check`` runs a run's judge metrics on the bundled probes (en/ja/zh)
 and returns a verdict per metric and overall; ``localeval judge check`` and
-every run (unless ``--no-judge-check``) use it.
+every run (unless ``--no-judge-check``) use it. ``run_pairwise_check`` checks a
+pairwise judge (``localeval diff --pairwise``) on the same probes: a right answer
+against a hallucinated one, in both orders (``pairwise``).
 """
 
 from localeval.lazy import lazy_face
@@ -11,6 +13,9 @@ _WHERE = {
     "QUICK_PAIRS": ".check",
     "JudgeCheckResult": ".check",
     "MetricCheck": ".check",
+    "PairwiseCheck": ".pairwise",
+    "pairwise_probes": ".pairwise",
+    "run_pairwise_check": ".pairwise",
     "run_judge_check": ".check",
     "checkable": ".check",
     "rate_verdict": ".check",

@@ -89,6 +89,8 @@ class JudgeCheckResult:
     #: Judge usage of this check only (cache hits included), never mixed into a run's.
     usage: dict[str, Any] = field(default_factory=dict)
     copied_calls: int = 0
+    #: The reasons mode the probes were asked in (``--reasons``).
+    reasons: str = "full"
 
     @property
     def verdict(self) -> str:
@@ -112,13 +114,15 @@ class JudgeCheckResult:
             "metrics": {k: m.to_dict() for k, m in self.metrics.items()},
             "skipped": dict(self.skipped), "usage": dict(self.usage),
             "copied_calls": self.copied_calls, "line": self.summary_line(),
+            **({"reasons": self.reasons} if self.reasons != "full" else {}),
         }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "JudgeCheckResult":
         metrics = {k: MetricCheck.from_dict(v) for k, v in d["metrics"].items()}
         return cls(d["judge"], d["fingerprint"], d["probes"], metrics, dict(d.get("skipped") or {}),
-                   dict(d.get("usage") or {}), d.get("copied_calls", 0))
+                   dict(d.get("usage") or {}), d.get("copied_calls", 0),
+                   str(d.get("reasons", "full")))
 
     def summary_line(self) -> str:
         """One line for the terminal and the reports."""
@@ -126,9 +130,10 @@ class JudgeCheckResult:
             why = "; ".join(f"{k}: {v}" for k, v in self.skipped.items()) or "no judge metrics"
             return f"judge check: nothing checked ({why})"
         parts = ", ".join(f"{k} {m.passed}/{m.pairs}" for k, m in self.metrics.items())
+        mode = "" if self.reasons == "full" else f" (--reasons {self.reasons})"
         if self.verdict == "fit":
-            return f"judge check: fit ({parts} known-answer pairs ordered right)"
-        return (f"judge check: {self.verdict.upper()}: this judge does not reliably tell "
+            return f"judge check{mode}: fit ({parts} known-answer pairs ordered right)"
+        return (f"judge check{mode}: {self.verdict.upper()}: this judge does not reliably tell "
                 f"good from bad on known-answer pairs ({parts}); its scores are not evidence")
 
 
@@ -170,13 +175,15 @@ def _prompts_hash() -> str:
 
 
 def _cache_key(judge: Judge, embedder: Any, metric: Metric, verdicts: str,
-               pairs: int | None) -> str:
+               pairs: int | None, reasons: str = "full") -> str:
     from localeval.version import __version__
 
     embed = getattr(embedder, "fingerprint", "") if metric.uses_embedder else ""
+    # the reasons mode changes a reasoned metric's prompts and so, maybe, its fitness
+    mode = [reasons] if reasons != "full" and metric.gives_reasons else []
     return text_key("judge_check", CHECK_VERSION, __version__, probes_version(), _prompts_hash(),
                     getattr(judge, "fingerprint", ""), embed, metric.key, verdicts,
-                    "all" if pairs is None else str(pairs))
+                    "all" if pairs is None else str(pairs), mode)
 
 
 def _ordered(m: Metric, good: Score, bad: Score) -> bool:
@@ -187,7 +194,8 @@ def _ordered(m: Metric, good: Score, bad: Score) -> bool:
 
 def run_judge_check(judge: Judge, metrics: Sequence[Metric | str], *, embedder: Any = None,
                 verdicts: str = "hard", cache: Any = None,
-                on_progress: Progress | None = None, pairs: int | None = None) -> JudgeCheckResult:
+                on_progress: Progress | None = None, pairs: int | None = None,
+                reasons: str = "full") -> JudgeCheckResult:
     """Run every judge metric in ``metrics`` that the probes cover on ``judge``.
 
     ``embedder`` serves the metrics that also embed (answer_relevancy); without
@@ -195,17 +203,19 @@ def run_judge_check(judge: Judge, metrics: Sequence[Metric | str], *, embedder: 
     metric's result; ``on_progress(done, total, usage)`` is told after each
     probe sample (two per pair) with the check's usage so far. ``pairs`` caps
     the pairs per metric (languages in turn; None: all ten), for the quick
-    check every run takes.
+    check every run takes. ``reasons``: the run's reasons mode (``--reasons``), so
+    the judge is checked as the run will ask it: a judge fit with reasons may not
+    be without them.
     """
     run, skipped = checkable(metrics, embedder=embedder is not None)
     ctx = Judging(judge=judge, embedder=embedder, lang="auto", seed=0, temperature=0.0,
-                  verdicts=verdicts)
+                  verdicts=verdicts, reasons=reasons)
     result = JudgeCheckResult(getattr(judge, "name", "?"), getattr(judge, "fingerprint", "?"),
-                         probes_version(), skipped=skipped)
+                              probes_version(), skipped=skipped, reasons=reasons)
     total = 2 * sum(len(probes_for(m.name, pairs)) for m in run.values())
     done = 0
     for key, m in run.items():
-        ckey = _cache_key(judge, embedder, m, verdicts, pairs)
+        ckey = _cache_key(judge, embedder, m, verdicts, pairs, reasons)
         hit = cache.get_call(ckey) if cache is not None else None
         if hit is not None:
             result.metrics[key] = MetricCheck.from_dict({**hit, "metric": key})

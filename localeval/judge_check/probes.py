@@ -16,10 +16,11 @@ import json
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
+from typing import Any, Callable, Sequence
 
-from localeval.types import Sample
+from localeval.types import Message, MultiTurnSample, Sample, ToolCall
 
-__all__ = ["Probe", "KIND_METRICS", "load_probes", "probes_version", "probes_for"]
+__all__ = ["Probe", "KIND_METRICS", "load_probes", "probes_version", "probes_for", "in_turn"]
 
 #: Which metrics a pair of each kind tests.
 KIND_METRICS: dict[str, tuple[str, ...]] = {
@@ -36,9 +37,20 @@ KIND_METRICS: dict[str, tuple[str, ...]] = {
     "correctness": ("answer_correctness", "nv_answer_accuracy", "factual_correctness"),
     # the answer addresses the question, or is off-topic or evasive
     "relevance": ("answer_relevancy",),
+    # a conversation whose agent reaches the user's goal, or clearly fails it
+    "goal": ("agent_goal_accuracy", "agent_goal_accuracy_without_reference",
+             "conversation_completeness"),
+    # an assistant that answers its reference topics and refuses others, or the reverse
+    "topics": ("topic_adherence",),
+    # an assistant whose every reply takes up the user's last message, or one that talks past it
+    "turns": ("turn_relevancy",),
+    # an assistant that uses what the user told it, or asks for it again
+    "memory": ("knowledge_retention",),
 }
 
 _FIELDS = ("question", "contexts", "answer", "reference")
+#: A conversation pair's fields (its variants override ``messages``).
+_TURN_FIELDS = ("messages", "reference", "reference_topics")
 
 
 @dataclass(frozen=True)
@@ -66,11 +78,22 @@ def load_probes() -> tuple[Probe, ...]:
         row = json.loads(line)
         if row["kind"] not in KIND_METRICS:
             raise ValueError(f"probe {row['id']}: unknown kind {row['kind']!r}")
-        base = {k: row[k] for k in _FIELDS if k in row}
-        good = Sample(id=f"{row['id']}/good", **{**base, **row["good"]})
-        bad = Sample(id=f"{row['id']}/bad", **{**base, **row["bad"]})
+        good, bad = (_sample(f"{row['id']}/{v}", row, row[v]) for v in ("good", "bad"))
         out.append(Probe(row["id"], row["kind"], row["lang"], good, bad))
     return tuple(out)
+
+
+def _sample(sid: str, row: dict[str, Any], variant: dict[str, Any]) -> Sample:
+    """A variant of a pair: a ``Sample``, or a ``MultiTurnSample`` when the pair is a
+    conversation (``messages`` of role, content and calls ``{"name", "args"}``)."""
+    if "messages" not in row and "messages" not in variant:
+        return Sample(id=sid, **{**{k: row[k] for k in _FIELDS if k in row}, **variant})
+    fields = {**{k: row[k] for k in _TURN_FIELDS if k in row}, **variant}
+    messages = [Message(m["role"], m.get("content", ""),
+                        [ToolCall(c["name"], dict(c.get("args", {}))) for c in m["tool_calls"]]
+                        if m.get("tool_calls") else None)
+                for m in fields.pop("messages")]
+    return MultiTurnSample(id=sid, messages=messages, **fields)
 
 
 def probes_version() -> str:
@@ -88,13 +111,20 @@ def probes_for(metric_name: str, limit: int | None = None) -> list[Probe]:
     chosen = [p for p in load_probes() if p.kind in kinds]
     if limit is None or limit >= len(chosen):
         return chosen
-    by_lang: dict[str, list[Probe]] = {}
-    for p in chosen:
-        by_lang.setdefault(p.lang, []).append(p)
-    order = [by_lang[lang] for lang in ("en", "ja", "zh") if lang in by_lang]
+    return in_turn(chosen, lambda p: ("en", "ja", "zh").index(p.lang), limit)
+
+
+def in_turn(probes: Sequence[Probe], group: Callable[[Probe], Any],
+            limit: int | None) -> list[Probe]:
+    """At most ``limit`` of ``probes``, one from each group in turn (groups sorted by
+    ``group``'s key, file order within a group), so a short list still covers each."""
+    by: dict[Any, list[Probe]] = {}
+    for p in probes:
+        by.setdefault(group(p), []).append(p)
+    queues = [by[k] for k in sorted(by)]
     picked: list[Probe] = []
-    while len(picked) < limit:
-        for queue in order:
-            if queue and len(picked) < limit:
+    while any(queues) and (limit is None or len(picked) < limit):
+        for queue in queues:
+            if queue and (limit is None or len(picked) < limit):
                 picked.append(queue.pop(0))
     return picked

@@ -4,6 +4,8 @@
 from localeval.lazy import lazy_face
 
 _WHERE = {
+    "CJK_CHAR": ".detect",
+    "CJK_RUN": ".detect",
     "LANGS": ".detect",
     "auto_bleu_tokenizer": ".tokenize",
     "bleu_tokens": ".tokenize",

@@ -11,12 +11,19 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["detect_lang", "LANGS", "resolve_lang", "split_sentences"]
+__all__ = ["detect_lang", "LANGS", "resolve_lang", "split_sentences", "CJK_CHAR", "CJK_RUN"]
 
 LANGS = ("en", "ja", "zh")
 
-_KANA = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+# The one definition of the scripts that mark Japanese and Chinese text.
+_KANA_RANGES = "\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f"  # hiragana, katakana, half-width
+_HAN_RANGES = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # CJK ideographs
+_KANA = re.compile(f"[{_KANA_RANGES}]")
+_HAN = re.compile(f"[{_HAN_RANGES}]")
+#: One kana or Han character: a text that has one is not written with spaces between words.
+CJK_CHAR = re.compile(f"[{_KANA_RANGES}{_HAN_RANGES}]")
+#: A run of kana and Han characters (a stretch to tokenise by character).
+CJK_RUN = re.compile(f"[{_KANA_RANGES}{_HAN_RANGES}]+")
 
 
 def detect_lang(text: str) -> str:

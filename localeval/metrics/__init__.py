@@ -6,7 +6,10 @@ the registry and the parser of metric specs (``ndcg@10``). Families:
 ``answer`` and ``rag_context`` (RAGAS judge metrics), ``nvidia``
 (NVIDIA-style rating metrics), ``retrieval`` (ranked ids, on the arrays of
 ``rankings``), ``bleu``, ``rouge``, ``chrf`` and ``strings`` (reference text),
-``factual`` (ragas's FactualCorrectness). User-defined judged metrics
+``factual`` (ragas's FactualCorrectness), ``tools``, ``agents``, ``topics`` and
+``conversational`` (conversations: tool calls, goal accuracy, topic adherence,
+deepeval's conversation completeness, turn relevancy and ``retention``'s
+knowledge retention). User-defined judged metrics
 (``criteria``: AspectCritic, ``rubrics``, ``geval``) are built by the user
 in Python or from a TOML file (``definitions``), not by name. They register
 themselves on import; ``registry()`` imports them on first use. ``unscored``
@@ -29,9 +32,15 @@ _WHERE = {
     "DECIDED": ".degenerate", "EXTRACTED_NOTHING": ".degenerate",
     "Bleu": ".bleu", "corpus_bleu_from_scores": ".bleu",
     "Rouge1": ".rouge", "Rouge2": ".rouge", "RougeL": ".rouge",
-    "AspectCritic": ".criteria", "RubricsScore": ".rubrics", "InstanceRubrics": ".rubrics",
+    "AspectCritic": ".criteria", "known_versions": ".criteria",
+    "RubricsScore": ".rubrics", "InstanceRubrics": ".rubrics",
     "GEval": ".geval", "FactualCorrectness": ".factual", "ExactMatch": ".strings",
     "StringPresence": ".strings", "NonLLMStringSimilarity": ".strings", "Chrf": ".chrf",
+    "ToolCallAccuracy": ".tools", "ToolCallF1": ".tools",
+    "AgentGoalAccuracy": ".agents", "AgentGoalAccuracyWithoutReference": ".agents",
+    "TopicAdherence": ".topics", "transcript": ".agents",
+    "ConversationCompleteness": ".conversational", "TurnRelevancy": ".conversational",
+    "KnowledgeRetention": ".retention",
     "load_metrics_file": ".definitions",
     "ValueRule": ".metric_values", "check_metric_value": ".metric_values",
     "parse_metric_value": ".metric_values", "parse_metric_values": ".metric_values",

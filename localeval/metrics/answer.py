@@ -23,10 +23,11 @@ from localeval.metrics.schemas import (
     MAX_QUESTIONS,
     GeneratedQuestions,
     correctness_schema,
+    reason_room,
     sized,
 )
 from localeval.metrics.specs import register
-from localeval.metrics.steps import SIDES, statement_verdicts, statements
+from localeval.metrics.steps import SIDES, reason_of, statement_verdicts, statements
 from localeval.types import Sample, Score
 
 __all__ = [
@@ -49,6 +50,7 @@ class Faithfulness(Metric):
     name: ClassVar[str] = "faithfulness"
     requires: ClassVar[tuple[str, ...]] = ("question", "answer", "contexts")
     uses_judge: ClassVar[bool] = True
+    gives_reasons: ClassVar[bool] = True
     description: ClassVar[str] = "supported statements / statements of the answer"
     # No statement to check (0/0, as ragas's NaN); no context supports nothing.
     on_empty: ClassVar[tuple[tuple[str, float | None], ...]] = (("answer", None),
@@ -192,6 +194,7 @@ class AnswerCorrectness(Metric):
     name: ClassVar[str] = "answer_correctness"
     requires: ClassVar[tuple[str, ...]] = ("question", "answer", "reference")
     uses_judge: ClassVar[bool] = True
+    gives_reasons: ClassVar[bool] = True
     description: ClassVar[str] = "(w0*F_beta(TP,FP,FN) + w1*similarity) / (w0+w1)"
     on_empty: ClassVar[tuple[tuple[str, float | None], ...]] = (("reference", None),
                                                                  ("answer", 0.0))
@@ -248,16 +251,20 @@ class AnswerCorrectness(Metric):
         statements and each reference statement is covered or FN, once; the
         TP/FP/FN lists in the details are the input statements themselves.
         """
-        schema = correctness_schema(len(a_st), len(g_st), reason_chars(a_st + g_st))
+        schema = correctness_schema(len(a_st), len(g_st),
+                                    reason_room(ctx.reasons, reason_chars(a_st + g_st)))
         out = ctx.ask("answer_correctness", schema, sample,
                       answer_statements=a_st, reference_statements=g_st).output
         a_v, g_v = out.answer, out.reference
-        details["TP"] = [{"statement": s, "reason": v.reason} for s, v in zip(a_st, a_v)
-                         if v.verdict == 1]
-        details["FP"] = [{"statement": s, "reason": v.reason} for s, v in zip(a_st, a_v)
-                         if v.verdict == 0]
-        details["FN"] = [{"statement": s, "reason": v.reason} for s, v in zip(g_st, g_v)
-                         if v.verdict == 0]
+
+        def rows(stmts: list[str], items: list, verdict: int) -> list[dict]:
+            # statement and reason (none in --reasons none); the class names the verdict
+            return [{"statement": s, **reason_of(i)} for s, i in zip(stmts, items)
+                    if i.verdict == verdict]
+
+        details["TP"] = rows(a_st, a_v, 1)
+        details["FP"] = rows(a_st, a_v, 0)
+        details["FN"] = rows(g_st, g_v, 0)
         return fbeta(len(details["TP"]), len(details["FP"]), len(details["FN"]), self.beta)
 
 
@@ -274,6 +281,7 @@ class NoiseSensitivity(Metric):
     name: ClassVar[str] = "noise_sensitivity"
     requires: ClassVar[tuple[str, ...]] = ("question", "answer", "reference", "contexts")
     uses_judge: ClassVar[bool] = True
+    gives_reasons: ClassVar[bool] = True
     lower_is_better: ClassVar[bool] = True
     description: ClassVar[str] = "incorrect answer statements supported by (ir)relevant contexts"
     # Lower is better, so 0.0 would be the best score: every empty input is unscored.

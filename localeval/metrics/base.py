@@ -36,6 +36,10 @@ class Metric:
     requires: ClassVar[tuple[str, ...]] = ()
     uses_judge: ClassVar[bool] = False
     uses_embedder: ClassVar[bool] = False
+    #: True when the judge writes a reason before each of the metric's binary verdicts:
+    #: the metric follows the run's ``reasons`` setting, and ``localeval explain`` asks
+    #: for its reasons afterwards.
+    gives_reasons: ClassVar[bool] = False
     #: Name of the field set by ``@k`` in a spec such as ``ndcg@10``.
     at_field: ClassVar[str | None] = None
     #: True when higher is worse (noise_sensitivity); reports sort accordingly.

@@ -28,7 +28,7 @@ import math
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Iterable
 
 from pydantic import Field, StrictInt, StrictStr
 
@@ -37,11 +37,12 @@ from localeval.errors import InvalidArgument, JudgeCallError, printable
 from localeval.metrics.base import Metric
 from localeval.metrics.model_access import Judging
 from localeval.metrics.parameters import Parameters, check_parameters, refuse
-from localeval.metrics.schemas import CriterionVerdict
-from localeval.metrics.steps import verdict_values
+from localeval.metrics.schemas import CriterionVerdict, reason_room, with_reason
+from localeval.metrics.steps import reason_of, verdict_values
 from localeval.types import Sample, Score
 
 __all__ = ["AspectCritic", "UserDefined", "majority_probability", "definition_hash", "check_name",
+           "known_versions",
            "VOTE_TEMPERATURE", "SAMPLE_COLUMNS", "REASON_SUFFIX"]
 
 #: The columns beside the metrics' in results.csv (``results.table``) and ``to_pandas()``
@@ -95,6 +96,12 @@ class UserDefined(Metric):
         return tuple((f.name, getattr(self, f.name)) for f in dataclasses.fields(self)
                      if f.name != "name")
 
+    def known_version(self) -> str | None:
+        """The hash ``record`` will write, known before any judge call, so that a run
+        of an edited definition is not taken for the run an output folder holds; None
+        where the hash takes in the judge's own output (G-Eval's generated steps)."""
+        return definition_hash(type(self).__name__, *self.definition_parts())
+
     def record(self, ctx: Judging, *extra: Any) -> str:
         """Put ``{step}:{key}`` -> definition hash among the run's prompt versions."""
         h = definition_hash(type(self).__name__, *self.definition_parts(), *extra)
@@ -145,6 +152,7 @@ class AspectCritic(UserDefined):
     # An empty answer meets no criterion: never a "yes" for nothing.
     on_empty: ClassVar[tuple[tuple[str, float | None], ...]] = (("answer", 0.0),)
     step: ClassVar[str] = "aspect_critic"
+    gives_reasons: ClassVar[bool] = True
     description: ClassVar[str] = "user's yes/no criterion; majority of strictness votes"
     parameters: ClassVar[type[Parameters]] = CriticParameters
 
@@ -163,9 +171,8 @@ class AspectCritic(UserDefined):
         if ctx.verdicts == "soft":
             return self._soft(sample, ctx)
         if self.strictness == 1:
-            out = ctx.ask(self.step, CriterionVerdict, sample, definition=self.definition).output
-            return Score(float(out.verdict), details={
-                "verdict": out.verdict, "reason": out.reason})
+            out = ctx.ask(self.step, _schema(ctx), sample, definition=self.definition).output
+            return Score(float(out.verdict), details={"verdict": out.verdict, **reason_of(out)})
         return self._votes(sample, ctx)
 
     def _votes(self, sample: Sample, ctx: Judging) -> Score:
@@ -176,7 +183,7 @@ class AspectCritic(UserDefined):
         def vote(i: int) -> Any:
             voter = ctx.for_sample(seed=ctx.seed + i, temperature=temperature)
             try:
-                return voter.ask(self.step, CriterionVerdict, sample, definition=self.definition)
+                return voter.ask(self.step, _schema(ctx), sample, definition=self.definition)
             except JudgeCallError as e:
                 return e
 
@@ -184,8 +191,7 @@ class AspectCritic(UserDefined):
             if isinstance(out, JudgeCallError):
                 errors.append(out)
                 continue
-            votes.append({"verdict": out.output.verdict,
-                          "reason": out.output.reason})
+            votes.append({"verdict": out.output.verdict, **reason_of(out.output)})
         if not votes:
             raise errors[0]
         verdict = Counter(v["verdict"] for v in votes).most_common(1)[0][0]
@@ -196,13 +202,23 @@ class AspectCritic(UserDefined):
         return Score(float(verdict), details=details)
 
     def _soft(self, sample: Sample, ctx: Judging) -> Score:
-        reply = ctx.ask(self.step, CriterionVerdict, sample, prob_field="verdict",
+        reply = ctx.ask(self.step, _schema(ctx), sample, prob_field="verdict",
                         definition=self.definition)
         out = reply.output
         p = verdict_values([out.verdict], reply.probs)[0]
         value = majority_probability(p, self.strictness)
-        return Score(value, details={"verdict": out.verdict,
-                                     "reason": out.reason,
+        return Score(value, details={"verdict": out.verdict, **reason_of(out),
                                      "p_yes": round(p, 6), "strictness": self.strictness})
 
 
+def _schema(ctx: Judging) -> type[CriterionVerdict]:
+    """The criterion's verdict with the reason the run's reason mode asks for."""
+    return with_reason(CriterionVerdict, reason_room(ctx.reasons))
+
+
+def known_versions(metrics: Iterable[Any]) -> dict[str, str]:
+    """``{"{step}:{key}": hash}`` of the user-defined metrics among ``metrics`` whose
+    definition hash is known before the run (``UserDefined.known_version``), as the
+    signature's ``prompts`` will hold them."""
+    return {f"{m.step}:{m.key}": v for m in metrics
+            if isinstance(m, UserDefined) and (v := m.known_version()) is not None}

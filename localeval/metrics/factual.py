@@ -65,6 +65,7 @@ class FactualCorrectness(Metric):
     name: ClassVar[str] = "factual_correctness"
     requires: ClassVar[tuple[str, ...]] = ("answer", "reference")
     uses_judge: ClassVar[bool] = True
+    gives_reasons: ClassVar[bool] = True
     description: ClassVar[str] = "claims of answer vs reference: precision, recall or F-beta"
     on_empty: ClassVar[tuple[tuple[str, float | None], ...]] = (("reference", None),
                                                                  ("answer", 0.0))

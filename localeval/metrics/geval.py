@@ -25,7 +25,7 @@ from pydantic import Field, StrictStr
 
 from localeval.errors import InvalidArgument
 from localeval.lang import resolve_lang
-from localeval.metrics.criteria import UserDefined
+from localeval.metrics.criteria import UserDefined, definition_hash
 from localeval.metrics.model_access import Judging
 from localeval.metrics.output_bounds import merge_duplicates
 from localeval.metrics.parameters import MAX_LEVEL, Level, Parameters, Texts, refuse
@@ -115,6 +115,13 @@ class GEval(UserDefined):
         with _steps_lock:
             _steps_memo[key] = steps
         return steps, True
+
+    def known_version(self) -> str | None:
+        """As ``record`` writes it: with the steps, known only when the user gave them."""
+        if not self.evaluation_steps:
+            return None
+        return definition_hash(type(self).__name__, *self.definition_parts(),
+                               self.evaluation_steps)
 
     def score(self, sample: Sample, ctx: Judging) -> Score:
         lang = resolve_lang(ctx.lang, sample.question, sample.answer)

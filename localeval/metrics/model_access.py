@@ -38,12 +38,15 @@ COPIED_EXAMPLE = "judge copied the prompt's example"
 
 @dataclass(frozen=True)
 class JudgingSettings:
-    """How a run asks: language, seed, temperature, hard or soft verdicts."""
+    """How a run asks: language, seed, temperature, hard or soft verdicts, and
+    whether the judge writes a reason before each binary verdict."""
 
     lang: str = "auto"
     seed: int = 0
     temperature: float = 0.0
     verdicts: str = "hard"  # "hard" | "soft"
+    #: "full" | "short" | "none" (``config.REASON_MODES``): the steps' schemas and prompts follow it.
+    reasons: str = "full"
     #: Check every reply against the prompt's few-shot example (see ``Judging.ask``).
     copy_check: bool = True
 
@@ -156,6 +159,10 @@ class Judging:
         return self.settings.verdicts
 
     @property
+    def reasons(self) -> str:
+        return self.settings.reasons
+
+    @property
     def copy_check(self) -> bool:
         return self.settings.copy_check
 
@@ -236,7 +243,8 @@ class Judging:
         # ask for them in soft-verdict mode.
         prob_field = prob_field if self.verdicts == "soft" else None
         mkey = hashlib.sha256(json.dumps([step, lang, sample.to_dict(), inputs, prob_field,
-                                          self.seed, self.temperature], ensure_ascii=False,
+                                          self.seed, self.temperature, self.reasons],
+                                         ensure_ascii=False,
                                          sort_keys=True, default=str).encode()).hexdigest()
         while True:
             with self._lock:
@@ -276,12 +284,16 @@ class Judging:
 
         # Each prompt is rendered once and passed along: the one sent, the copy
         # check's pair and the retry's prompt are the same messages.
-        with_example, version = prompting.render(step, sample, lang=lang, examples=True, **inputs)
+        # The reason mode changes the prompt's instruction and example (and the
+        # schema), so the two modes' requests, and their cache keys, differ.
+        with_example, version = prompting.render(step, sample, lang=lang, examples=True,
+                                                 reasons=self.reasons, **inputs)
         self.accounting.record_prompt(step, version)
         reply = self._send(step, schema, sample, prob_field, inputs, with_example)
         if not self.copy_check:
             return reply
-        bare, _ = prompting.render(step, sample, lang=lang, examples=False, **inputs)
+        bare, _ = prompting.render(step, sample, lang=lang, examples=False,
+                                   reasons=self.reasons, **inputs)
         if prompting.copies_in(reply.output, with_example, bare):
             self.accounting.add_usage(Usage(copied_calls=1))
             reply = self._send(step, schema, sample, prob_field, inputs, bare)

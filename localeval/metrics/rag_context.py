@@ -25,11 +25,13 @@ from localeval.metrics.schemas import (
     MAX_STATEMENTS,
     ContextVerdict,
     entities_schema,
+    reason_room,
     selection_schema,
     verdicts_schema,
+    with_reason,
 )
 from localeval.metrics.specs import register
-from localeval.metrics.steps import verdict_values
+from localeval.metrics.steps import verdict_row, verdict_values
 from localeval.types import Sample, Score
 
 __all__ = [
@@ -47,19 +49,21 @@ class _RankedUsefulness(Metric):
 
     step: ClassVar[str] = ""
     uses_judge: ClassVar[bool] = True
+    gives_reasons: ClassVar[bool] = True
 
     def score(self, sample: Sample, ctx: Judging) -> Score:
         contexts = sample.contexts or []
         verdicts: list[dict] = []
         values: list[float] = []
+        schema = with_reason(ContextVerdict, reason_room(ctx.reasons))
         # The contexts' verdicts are independent: asked together when the judge batches.
-        replies = ctx.map(lambda k: ctx.ask(self.step, ContextVerdict, sample,
+        replies = ctx.map(lambda k: ctx.ask(self.step, schema, sample,
                                             prob_field="verdict", k=k),
                           range(1, len(contexts) + 1))
         for k, reply in enumerate(replies, start=1):
             out = reply.output
             value = verdict_values([out.verdict], reply.probs)[0]
-            d = {"context": k, "reason": out.reason, "verdict": out.verdict}
+            d = verdict_row(out, context=k)
             if reply.probs is not None:
                 d["p_verdict_1"] = round(value, 6)
             verdicts.append(d)
@@ -101,6 +105,7 @@ class ContextRecall(Metric):
     name: ClassVar[str] = "context_recall"
     requires: ClassVar[tuple[str, ...]] = ("question", "contexts", "reference")
     uses_judge: ClassVar[bool] = True
+    gives_reasons: ClassVar[bool] = True
     description: ClassVar[str] = "reference sentences attributed to the contexts / sentences"
     on_empty: ClassVar[tuple[tuple[str, float | None], ...]] = (("reference", None),
                                                                  ("contexts", 0.0))
@@ -113,13 +118,12 @@ class ContextRecall(Metric):
         # Beyond the verdict ceiling the last sentences are joined into one.
         if len(sentences) > MAX_STATEMENTS:
             sentences = sentences[:MAX_STATEMENTS - 1] + [" ".join(sentences[MAX_STATEMENTS - 1:])]
-        schema = verdicts_schema(len(sentences), reason_chars(sentences))
+        schema = verdicts_schema(len(sentences), reason_room(ctx.reasons, reason_chars(sentences)))
         reply = ctx.ask("context_recall", schema, sample, prob_field="verdict",
                         sentences=sentences)
         items = reply.output.verdicts
         values = verdict_values([i.verdict for i in items], reply.probs)
-        rows = [{"statement": s, "reason": i.reason, "verdict": i.verdict}
-                for s, i in zip(sentences, items)]
+        rows = [verdict_row(i, statement=s) for s, i in zip(sentences, items)]
         if reply.probs is not None:
             for r, v in zip(rows, values):
                 r["p_verdict_1"] = round(v, 6)

@@ -16,6 +16,11 @@ bound the count and length by the source, ``correctness_schema`` sizes both
 verdict lists of answer_correctness, and ``selection_schema`` lets the
 grammar produce only the numbers 1..n of the sentences shown. Where a step
 selects from its inputs, the output can then hold nothing but the inputs.
+
+A verdict's reason follows the run's reason mode (``config.REASON_MODES``):
+``reason_room`` turns the mode and the inputs into a length, and a length of 0
+gives verdict items with no ``reason`` field at all (``verdict_only``), so the
+grammar ends each item at its verdict.
 """
 
 from __future__ import annotations
@@ -33,6 +38,10 @@ __all__ = [
     "MAX_SENTENCES",
     "STATEMENT_CHARS",
     "REASON_CHARS",
+    "SHORT_REASON_CHARS",
+    "reason_room",
+    "verdict_only",
+    "with_reason",
     "ENTITY_CHARS",
     "Statements",
     "Verdict",
@@ -61,6 +70,8 @@ __all__ = [
 # several tokens, which the judge accounts for when it sets max_tokens.
 STATEMENT_CHARS = 240
 REASON_CHARS = 160
+#: A reason in ``--reasons short``: a few words (the longest reason of the prompts' examples fits).
+SHORT_REASON_CHARS = 60
 QUESTION_CHARS = 200
 ENTITY_CHARS = 80
 MAX_STATEMENTS = 24
@@ -257,18 +268,47 @@ def entities_schema(max_items: int, max_chars: int) -> type[Entities]:
                     entities=(list[text], Field(max_length=max_items)))
 
 
+def reason_room(mode: str, chars: int = REASON_CHARS) -> int:
+    """The reason length a verdict schema allows in reason ``mode``, given the
+    length ``chars`` the inputs warrant: all of it ("full"), at most
+    ``SHORT_REASON_CHARS`` ("short") or 0, no reason field ("none")."""
+    if mode == "none":
+        return 0
+    return min(chars, SHORT_REASON_CHARS) if mode == "short" else chars
+
+
 @lru_cache(maxsize=64)
-def _verdict(reason_chars: int) -> type[Verdict]:
+def verdict_only(schema: type[O]) -> type[O]:
+    """``schema`` (a verdict item: ``Verdict``, ``ContextVerdict``, ``CriterionVerdict``)
+    without its ``reason`` field: the grammar ends the item at the verdict.
+
+    Built on the base class, not on ``schema`` (a subclass cannot drop a field).
+    """
+    fields = {k: (f.annotation, f) for k, f in schema.model_fields.items() if k != "reason"}
+    return create_model(  # type: ignore[call-overload]  # fields built at run time
+        f"{schema.__name__}Only", __base__=_Out, __doc__=schema.__doc__, **fields)
+
+
+@lru_cache(maxsize=64)
+def with_reason(schema: type[O], reason_chars: int) -> type[O]:
+    """``schema`` (a verdict item) with a reason of at most ``reason_chars``; none at 0."""
+    if reason_chars == 0:
+        return verdict_only(schema)
     if reason_chars == REASON_CHARS:
-        return Verdict
+        return schema
     _check("reason_chars", reason_chars, REASON_CHARS)
-    return _variant(Verdict, f"Verdict{reason_chars}",
+    return _variant(schema, f"{schema.__name__}{reason_chars}",
                     reason=(str, Field(max_length=reason_chars)))
+
+
+def _verdict(reason_chars: int) -> type[Verdict]:
+    return with_reason(Verdict, reason_chars)
 
 
 @lru_cache(maxsize=256)
 def verdicts_schema(n: int, reason_chars: int = REASON_CHARS) -> type[Verdicts]:
-    """Verdicts with exactly ``n`` verdicts whose reasons hold at most ``reason_chars``."""
+    """Verdicts with exactly ``n`` verdicts whose reasons hold at most ``reason_chars``
+    (0: verdicts without reasons)."""
     _check("n", n, MAX_STATEMENTS)
     if reason_chars == REASON_CHARS:
         return sized(Verdicts, n)  # type: ignore[return-value]  # sized() returns the base's subclass

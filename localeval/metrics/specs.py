@@ -75,7 +75,8 @@ def _load_builtin() -> None:
     import importlib
 
     for mod in ("retrieval", "bleu", "rouge", "answer", "rag_context", "nvidia", "strings",
-                "chrf", "factual"):
+                "chrf", "factual", "tools", "agents", "topics",
+                "conversational", "retention"):
         try:
             importlib.import_module(f"localeval.metrics.{mod}")
         except ModuleNotFoundError as e:  # family not built yet

@@ -16,7 +16,7 @@ from typing import Any, Literal, Sequence
 from localeval.lang import resolve_lang
 from localeval.metrics.model_access import Judging
 from localeval.metrics.output_bounds import merge_duplicates, reason_chars, source, statement_bounds
-from localeval.metrics.schemas import statements_schema, verdicts_schema
+from localeval.metrics.schemas import reason_room, statements_schema, verdicts_schema
 from localeval.types import Sample
 
 #: The two texts a sample's statements come from.
@@ -29,6 +29,8 @@ __all__ = [
     "Extracted",
     "statements",
     "statement_verdicts",
+    "verdict_row",
+    "reason_of",
     "verdict_values",
 ]
 
@@ -62,19 +64,32 @@ def statement_verdicts(ctx: Judging, sample: Sample, step: str, stmts: Sequence[
 
     The schema is sized to exactly ``len(stmts)`` items, so a grammar-driven
     judge cannot skip or add verdicts; a reason is bounded by the statements'
-    length. Values are 0/1, or P(verdict=1) when ``soft`` and the judge
-    returned probabilities.
+    length and the run's reason mode (none at all in ``--reasons none``).
+    Values are 0/1, or P(verdict=1) when ``soft`` and the judge returned
+    probabilities.
     """
-    reply = ctx.ask(step, verdicts_schema(len(stmts), reason_chars(stmts)), sample,
+    schema = verdicts_schema(len(stmts), reason_room(ctx.reasons, reason_chars(stmts)))
+    reply = ctx.ask(step, schema, sample,
                     prob_field="verdict" if soft else None, statements=list(stmts), **inputs)
     verdicts = reply.output.verdicts
     values = verdict_values([v.verdict for v in verdicts], reply.probs)
-    details = [{"statement": s, "reason": v.reason, "verdict": v.verdict}
-               for s, v in zip(stmts, verdicts)]
+    details = [verdict_row(v, statement=s) for s, v in zip(stmts, verdicts)]
     if reply.probs is not None:
         for d, p in zip(details, values):
             d["p_verdict_1"] = round(p, 6)
     return details, values
+
+
+def verdict_row(item: Any, **first: Any) -> dict[str, Any]:
+    """A verdict's details row: ``first`` (what was judged), its reason when the
+    judge wrote one (not in ``--reasons none``), then the verdict."""
+    return {**first, **reason_of(item), "verdict": item.verdict}
+
+
+def reason_of(item: Any) -> dict[str, str]:
+    """``{"reason": ...}`` of a verdict item, or ``{}`` when its schema has no reason."""
+    reason = getattr(item, "reason", None)
+    return {} if reason is None else {"reason": reason}
 
 
 def verdict_values(hard: Sequence[int], probs: list[dict[Any, float]] | None) -> list[float]:

@@ -7,7 +7,14 @@ what they say together (win, loss, tie, inconsistent; the order-averaged
 probability); ``summary`` the counts, the preference for NEW with its
 bootstrap interval over pairs (``stats``) and the judge's position and length
 bias; ``compare`` reads and pairs two versions as ``versions`` does
-(``resultsets.pair_versions``) and asks the judge (``compare_pairwise``).
+(``resultsets.pair_versions``) and asks the judge (``compare_pairwise``);
+``checking`` runs the known-answer pairwise judge check (``judge_check``'s
+probes) through the pairwise door and refuses soft verdicts asked for without
+probabilities; ``criteria`` takes the criterion from a metrics TOML file;
+``gate`` is ``--fail-if-preferred-base`` and the pairwise judge's fitness gate.
+``ranking`` fits Bradley-Terry strengths of several versions with bootstrap
+intervals over questions and ranks them, saying which neighbours cannot be told
+apart; ``rank`` judges every two of several versions (``rank_versions``).
 """
 
 from localeval.lazy import lazy_face
@@ -16,7 +23,18 @@ _WHERE = {
     "PairJudgement": ".judgement",
     "PairwiseResult": ".summary",
     "PairwiseVerdict": ".step",
+    "RankResult": ".rank",
+    "Ranking": ".ranking",
+    "bradley_terry": ".ranking",
+    "fit_strengths": ".ranking",
+    "rank_lines": ".rank",
+    "rank_versions": ".rank",
+    "win_table": ".ranking",
     "compare_pairwise": ".compare",
+    "criterion_from_file": ".criteria",
+    "resolve_criterion": ".criteria",
+    "preferred_base_failure": ".gate",
+    "unfit_pairwise_failure": ".gate",
     "order_preference": ".judgement",
     "summarise": ".summary",
     "terminal_lines": ".compare",

@@ -12,13 +12,16 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from localeval.errors import DataError, UsageError
-from localeval.pairwise.judgement import PairJudgement
-from localeval.pairwise.step import ask_order
+from localeval.metrics import Judging
+from localeval.pairwise.checking import CHECK_PAIRS, check_pairwise_judge, require_probabilities
+from localeval.pairwise.judgement import PairJudgement, identical_pair, same_answers
+from localeval.pairwise.step import OrderReply, ask_order
 from localeval.pairwise.summary import PairwiseResult, summarise
 from localeval.resultsets import ResultSet, describe_pairing, pair_versions
 from localeval.types import Sample
 
-__all__ = ["compare_pairwise", "as_version", "terminal_lines"]
+__all__ = ["compare_pairwise", "as_version", "terminal_lines", "check_verdicts", "open_door",
+           "judge_pair", "ask_pair", "probability_notes"]
 
 
 def as_version(source: Any, data: Any = None, name: str = "") -> Any:
@@ -37,24 +40,28 @@ def as_version(source: Any, data: Any = None, name: str = "") -> Any:
 
 def compare_pairwise(base: Any, new: Any, *, judge: Any, base_data: Any = None,
                      new_data: Any = None, criterion: str | None = None,
-                     verdicts: str = "soft", lang: str = "auto", seed: int = 0,
+                     verdicts: str | None = None, lang: str = "auto", seed: int = 0,
                      n_resamples: int = 9999, cache: Any = False,
                      judge_options: dict[str, Any] | None = None,
+                     judge_check: bool | int = True, criterion_source: str | None = None,
                      on_pair: Callable[[int, int], None] | None = None) -> PairwiseResult:
     """Compare NEW with BASE by asking the judge which answer is better, in both orders.
 
     ``base``/``new``: what ``localeval diff`` reads (a run folder with its data
     set in ``base_data``/``new_data``, an export), a ``versions.Version``, or a
     list of ``Sample``. ``judge``: a judge object or spec (``--judge``);
-    ``verdicts="soft"`` reads P("A"/"B"/"tie") from the logits and averages the
-    two orders; a judge that gives no probabilities falls back to the hard
-    rate, with a note. ``cache``: as ``evaluate``'s (off by default here).
+    soft verdicts (the default) read P("A"/"B"/"tie") from the logits and
+    average the two orders; left to the default (``verdicts=None``) a judge
+    that gives no probabilities falls back to the hard rate, with a note,
+    while ``verdicts="soft"`` asked for explicitly makes that a ModelError.
+    ``cache``: as ``evaluate``'s (off by default here). ``judge_check``: run
+    the known-answer pairwise check first (True: ``checking.CHECK_PAIRS``
+    pairs, a number: that many, False: none). Two identical answers (white
+    space aside, same contexts) are a tie without a judge call.
     """
-    if verdicts not in ("soft", "hard"):
-        raise UsageError(f"verdicts must be 'soft' or 'hard', not {verdicts!r}")
-    from localeval.metrics import Judging
-    from localeval.run import build_judge, open_cache
-
+    strict_soft = verdicts == "soft"
+    verdicts = verdicts or "soft"
+    check_verdicts(verdicts)
     vb, vn = as_version(base, base_data, "base"), as_version(new, new_data, "new")
     al = pair_versions(vb.results, vn.results)
     texts = [(vb.texts.get(a), vn.texts.get(b)) for a, b in al.pairs]
@@ -64,33 +71,78 @@ def compare_pairwise(base: Any, new: Any, *, judge: Any, base_data: Any = None,
         raise DataError("pairwise comparison needs both versions' answers, and no pair has "
                         "them: pass the data set each run evaluated (--base-data / --new-data)"
                         + (f" ({vb.text_note})" if vb.text_note else ""))
-    loaded = build_judge(judge, open_cache(cache), dict(judge_options or {}))
-    if loaded is None:
-        raise UsageError("pairwise comparison needs a judge: pass --judge (a GGUF file, a "
-                         "model name, 'demo' or an http(s):// URL)")
-    door = Judging(loaded, lang=lang, seed=seed, verdicts=verdicts)
+    door = open_door(judge, cache=cache, judge_options=judge_options, lang=lang, seed=seed,
+                     verdicts=verdicts)
     notes = [describe_pairing(al, "base", "new")]
     if len(usable) < len(texts):
         notes.append(f"{len(texts) - len(usable)} pairs have no answer text on one side: "
                      "left out")
+    fitness = None if judge_check is False else check_pairwise_judge(
+        door, pairs=CHECK_PAIRS if judge_check is True else int(judge_check),
+        strict_soft=strict_soft)
     judged = []
     for i, (b, n) in enumerate(usable):
-        question = b.question if b.question is not None else n.question
-        reference = b.reference if b.reference is not None else n.reference
-        door.begin_sample()
-        one = ask_order(door, question, reference, b, n, criterion=criterion)
-        two = ask_order(door, question, reference, n, b, criterion=criterion)
-        judged.append(PairJudgement(
-            b.id, n.id, one.verdict, two.verdict, one.probs, two.probs,
-            len(b.answer or ""), len(n.answer or ""), (one.reason, two.reason),
-            "; ".join(e for e in (one.error, two.error) if e)))
+        judged.append(ask_pair(door, b, n, criterion=criterion, strict_soft=strict_soft))
         if on_pair is not None:
             on_pair(i + 1, len(usable))
-    if verdicts == "soft" and any(p.first_probs is None for p in judged if p.first):
-        notes.append("the judge returned no verdict probabilities for some calls (an HTTP "
-                     "server without logprobs?): hard verdicts are used")
+    notes += probability_notes([p for p in judged if not p.identical], verdicts)
     return summarise(judged, n_resamples=n_resamples, seed=seed, criterion=criterion,
-                     notes=notes)
+                     notes=notes, judge_check=fitness, criterion_source=criterion_source)
+
+
+def check_verdicts(verdicts: str) -> None:
+    """A UsageError for a verdict mode other than "soft" or "hard", before any work."""
+    if verdicts not in ("soft", "hard"):
+        raise UsageError(f"verdicts must be 'soft' or 'hard', not {verdicts!r}")
+
+
+def open_door(judge: Any, *, cache: Any, judge_options: dict[str, Any] | None, lang: str,
+              seed: int, verdicts: str) -> Judging:
+    """The judge door every pairwise question goes through (``compare_pairwise`` and
+    ``rank_versions``): the judge built from an object or spec, cached as asked."""
+    from localeval.run import build_judge, open_cache
+
+    loaded = build_judge(judge, open_cache(cache), dict(judge_options or {}))
+    if loaded is None:
+        raise UsageError("pairwise comparison needs a judge: pass --judge (a GGUF file, a "
+                         "model name, 'demo' or an http(s):// URL)")
+    return Judging(loaded, lang=lang, seed=seed, verdicts=verdicts)
+
+
+def judge_pair(door: Judging, b: Sample, n: Sample, *, criterion: str | None) -> PairJudgement:
+    """One pair asked in both orders (``b`` shown as A, then ``n`` as A): its judgement."""
+    question = b.question if b.question is not None else n.question
+    reference = b.reference if b.reference is not None else n.reference
+    door.begin_sample()
+    one = ask_order(door, question, reference, b, n, criterion=criterion)
+    two = ask_order(door, question, reference, n, b, criterion=criterion)
+    return PairJudgement(
+        b.id, n.id, one.verdict, two.verdict, one.probs, two.probs,
+        len(b.answer or ""), len(n.answer or ""), (one.reason, two.reason),
+        "; ".join(e for e in (one.error, two.error) if e))
+
+
+def ask_pair(door: Judging, b: Sample, n: Sample, *, criterion: str | None,
+             strict_soft: bool) -> PairJudgement:
+    """One pair as every pairwise comparison judges it (``compare_pairwise``,
+    ``rank_versions``): identical answers are a tie without a call, any other pair is
+    asked in both orders (``judge_pair``); ``strict_soft``: a reply without
+    probabilities is a ModelError (``checking.require_probabilities``)."""
+    if same_answers(b, n):
+        return identical_pair(b, n)
+    one = judge_pair(door, b, n, criterion=criterion)
+    if strict_soft:
+        for verdict, probs in ((one.first, one.first_probs), (one.second, one.second_probs)):
+            require_probabilities(OrderReply(verdict, probs))
+    return one
+
+
+def probability_notes(judged: list[PairJudgement], verdicts: str) -> list[str]:
+    """The note when soft verdicts were asked for and some calls gave no probabilities."""
+    if verdicts == "soft" and any(p.first_probs is None for p in judged if p.first):
+        return ["the judge returned no verdict probabilities for some calls (an HTTP "
+                "server without logprobs?): hard verdicts are used"]
+    return []
 
 
 def _pct(x: float | None) -> str:
@@ -100,9 +152,12 @@ def _pct(x: float | None) -> str:
 def terminal_lines(r: PairwiseResult) -> list[str]:
     """The pairwise result as plain lines for the terminal, after the pointwise table."""
     c = r.counts
-    lines = [f"pairwise ({r.mode} verdicts, both orders): {c['win']} NEW better / "
+    lines = [] if r.judge_check is None else [r.judge_check.summary_line()]
+    lines += [f"pairwise ({r.mode} verdicts, both orders): {c['win']} NEW better / "
              f"{c['loss']} BASE better / {c['tie']} tie / {c['inconsistent']} inconsistent"
-             + (f" / {c['unjudged']} unjudged" if c["unjudged"] else ""),
+             + (f" / {c['unjudged']} unjudged" if c["unjudged"] else "")
+             + (f" ({c['identical']} of the ties identical answers, not asked)"
+                if c.get("identical") else ""),
              r.sentence(),
              f"judge bias: verdict followed the position in {_pct(r.position_bias)} of pairs; "
              f"longer answer won {_pct(r.longer_wins[0])} of {r.longer_wins[1]} consistent "

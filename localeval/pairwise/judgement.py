@@ -11,14 +11,21 @@ With probabilities, each order's preference for new is P(new's letter) plus
 half of P(tie) (a tie is half a win, as in the hard rate), and the pair's is
 the mean of the two orders: a constant pull towards one position adds in one
 order what it takes in the other, and cancels.
+
+A pair whose two answers are the same text (white space aside) and whose
+answers saw the same contexts is a tie decided without the judge
+(``identical``): asking would measure only the judge's position bias, and a
+judge that says "A" to two copies would count as following the position.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from localeval.types import Sample
+
 __all__ = ["PairJudgement", "side_of", "order_preference", "WIN", "LOSS", "TIE",
-           "INCONSISTENT", "UNJUDGED"]
+           "INCONSISTENT", "UNJUDGED", "same_answers", "identical_pair"]
 
 WIN, LOSS, TIE, INCONSISTENT, UNJUDGED = "win", "loss", "tie", "inconsistent", "unjudged"
 
@@ -61,6 +68,8 @@ class PairJudgement:
     new_chars: int = 0
     reasons: tuple[str, str] = ("", "")
     error: str = ""
+    #: the same answer on both sides (white space aside): a tie the judge was not asked
+    identical: bool = False
 
     @property
     def sides(self) -> tuple[str | None, str | None]:
@@ -82,7 +91,10 @@ class PairJudgement:
         return self.first == self.second and self.first in ("A", "B")
 
     def soft(self, orders: tuple[int, ...] = (1, 2)) -> float | None:
-        """The mean over ``orders`` of P(new better) + P(tie)/2; None when one lacks probabilities."""
+        """The mean over ``orders`` of P(new better) + P(tie)/2; None when one lacks
+        probabilities; 0.5 for identical answers (a tie, not asked)."""
+        if self.identical:
+            return 0.5
         vals = [order_preference(self.first_probs if o == 1 else self.second_probs, o)
                 for o in orders]
         if any(v is None for v in vals):
@@ -117,4 +129,22 @@ class PairJudgement:
             "chars": {"base": self.base_chars, "new": self.new_chars}}
         if self.error:
             out["error"] = self.error
+        if self.identical:
+            out["identical"] = True
         return out
+
+
+def same_answers(base: Sample, new: Sample) -> bool:
+    """The two answers are one text once runs of white space are one space, and both
+    answers saw the same contexts (or one side records none)."""
+    a, b = base.answer or "", new.answer or ""
+    same_text = " ".join(a.split()) == " ".join(b.split())
+    return same_text and (base.contexts == new.contexts or base.contexts is None
+                          or new.contexts is None)
+
+
+def identical_pair(base: Sample, new: Sample) -> PairJudgement:
+    """A pair of identical answers: a tie in both orders, no judge call."""
+    return PairJudgement(base.id, new.id, "tie", "tie", None, None, len(base.answer or ""),
+                         len(new.answer or ""), ("identical answers: not asked", "identical answers: not asked"),
+                         identical=True)

@@ -7,6 +7,12 @@ every judged pair of the order-averaged P(new better) + P(tie)/2 (see
 ``judgement``). Both intervals are ``stats``' percentile bootstrap over pairs
 (``stats.bootstrap_ci``: the draws of ``scipy.stats.bootstrap``, seeded): a
 pair, both of its orders together, is the unit resampled.
+
+Pairs of identical answers (``judgement.identical_pair``) are ties in both
+rates but are left out of the bias figures, which describe the pairs the
+judge was asked. The pairwise judge check (``judge_check.run_pairwise_check``),
+when it ran, is carried with the result and said first: an unfit judge's
+preference is not evidence.
 """
 
 from __future__ import annotations
@@ -78,6 +84,15 @@ class PairwiseResult:
     seed: int = 0
     n_resamples: int = 0
     criterion: str | None = None
+    #: the pairwise judge check (``judge_check.PairwiseCheck``), None when it did not run
+    judge_check: Any = None
+    #: where the criterion came from ("file.toml [name]"), when not given as text
+    criterion_source: str | None = None
+
+    @property
+    def judge_unfit(self) -> bool:
+        """The pairwise judge check ran and did not say fit."""
+        return self.judge_check is not None and not self.judge_check.fit
 
     @property
     def rate(self) -> Interval:
@@ -107,7 +122,9 @@ class PairwiseResult:
             verdict = "BASE is preferred"
         else:
             verdict = "no preference shown (the interval includes 0.5)"
-        return f"{verdict}: {r.value:.2f}{ci} over {r.n} pairs, {what}"
+        caveat = (f" (not evidence: the pairwise judge check says {self.judge_check.verdict})"
+                  if self.judge_unfit else "")
+        return f"{verdict}: {r.value:.2f}{ci} over {r.n} pairs, {what}{caveat}"
 
     def bias_notes(self) -> list[str]:
         """Sentences on the judge's position and length bias, when high."""
@@ -128,7 +145,10 @@ class PairwiseResult:
     def to_dict(self) -> dict[str, Any]:
         lw, lwi = self.longer_wins, self.longer_wins_inconsistent
         return {
-            "mode": self.mode, "criterion": self.criterion, "counts": self.counts,
+            "judge_check": None if self.judge_check is None else self.judge_check.to_dict(),
+            "mode": self.mode, "criterion": self.criterion,
+            **({"criterion_source": self.criterion_source} if self.criterion_source else {}),
+            "counts": self.counts,
             "preference_new": self.rate.to_dict(), "hard": self.hard.to_dict(),
             "soft": self.soft.to_dict(), "sentence": self.sentence(),
             "bootstrap": {"resamples": self.n_resamples, "seed": self.seed, "unit": "pair"},
@@ -142,34 +162,43 @@ class PairwiseResult:
 
 
 def summarise(pairs: Sequence[PairJudgement], *, n_resamples: int = 9999, seed: int = 0,
-              criterion: str | None = None, notes: Sequence[str] = ()) -> PairwiseResult:
+              criterion: str | None = None, notes: Sequence[str] = (),
+              judge_check: Any = None, criterion_source: str | None = None) -> PairwiseResult:
     """The figures of ``pairs``: the arithmetic ``compare_pairwise`` and the tests share."""
     pairs = list(pairs)
     counts = {k: 0 for k in (WIN, LOSS, TIE, INCONSISTENT, UNJUDGED)}
     for p in pairs:
         counts[p.outcome] += 1
     counts["position_following"] = sum(p.follows_position for p in pairs)
+    counts["identical"] = sum(p.identical for p in pairs)
     judged = [p for p in pairs if p.outcome != UNJUDGED]
+    asked = [p for p in judged if not p.identical]  # the pairs the judge saw
     hard_values = [v for v in (p.hard() for p in judged) if v is not None]
     softs = [p.soft() for p in judged]
     soft_values = [v for v in softs if v is not None]
-    mode = "soft" if judged and len(soft_values) == len(judged) else "hard"
+    lacking = sum(p.soft() is None for p in asked)
+    mode = "soft" if asked and not lacking else "hard"
     extra = list(notes)
-    if soft_values and mode == "hard":
-        extra.append(f"{len(judged) - len(soft_values)} judged pairs have no verdict "
-                     "probabilities: the hard rate is reported")
+    if lacking and lacking < len(asked):
+        extra.append(f"{lacking} judged pairs have no verdict probabilities: the hard rate "
+                     "is reported")
+    if counts["identical"]:
+        extra.append(f"{counts['identical']} pairs have the same answer in both versions "
+                     "(white space aside) and the same contexts: ties decided without asking "
+                     f"the judge; the bias figures count the {len(asked)} pairs asked")
     hard = rate_interval(hard_values, n_resamples=n_resamples, seed=seed,
                          what="consistent pairs")
     soft = rate_interval(soft_values, n_resamples=n_resamples, seed=seed,
                          what="pairs with verdict probabilities")
-    position = counts["position_following"] / len(judged) if judged else None
-    consistent = [p.winner_longer() for p in judged if p.outcome in (WIN, LOSS)]
-    mixed = [p.winner_longer(o) for p in judged if p.outcome == INCONSISTENT for o in (1, 2)]
+    position = counts["position_following"] / len(asked) if asked else None
+    consistent = [p.winner_longer() for p in asked if p.outcome in (WIN, LOSS)]
+    mixed = [p.winner_longer(o) for p in asked if p.outcome == INCONSISTENT for o in (1, 2)]
     if counts[UNJUDGED]:
         extra.append(f"{counts[UNJUDGED]} pairs unjudged (a judge call failed in one order "
                      "or both)")
-    if judged and not hard_values:
+    if asked and not any(p.outcome in (WIN, LOSS, TIE) for p in asked):
         extra.append("every judged pair was inconsistent (the two orders disagreed): the "
                      "judge gives no usable verdict on these answers")
     return PairwiseResult(pairs, counts, hard, soft, mode, position, _share(consistent),
-                          _share(mixed), extra, seed, n_resamples, criterion)
+                          _share(mixed), extra, seed, n_resamples, criterion, judge_check,
+                          criterion_source)

@@ -15,7 +15,10 @@ from ragas are listed in docs/migrating-from-ragas.md.
 Modules: ``evaluation`` (``evaluate``), ``dataset`` (``SingleTurnSample``,
 ``EvaluationDataset``), ``base`` (``RagasMetric``: ragas's constructor and
 ``score``), ``metrics`` (the ragas-named classes and instances), ``criteria``
-(AspectCritic, RubricsScore, FactualCorrectness, string metrics).
+(AspectCritic, RubricsScore, FactualCorrectness, string metrics), ``messages``
+(``MultiTurnSample`` and ragas's message types), ``tools`` (ToolCallAccuracy,
+ToolCallF1) and ``agents`` (AgentGoalAccuracyWithReference / WithoutReference,
+TopicAdherenceScore).
 """
 
 from localeval.lazy import lazy_face
@@ -38,6 +41,18 @@ _WHERE = {
     "NonLLMStringSimilarity": ".criteria",
     "ChrfScore": ".criteria",
     "DistanceMeasure": ".criteria",
+    # conversations (ragas.messages, ragas.dataset_schema) and the tool-call metrics
+    "MultiTurnSample": ".messages",
+    "HumanMessage": ".messages",
+    "AIMessage": ".messages",
+    "ToolMessage": ".messages",
+    "ToolCall": ".messages",
+    "ToolCallAccuracy": ".tools",
+    "ToolCallF1": ".tools",
+    # the judged metrics of conversations
+    "AgentGoalAccuracyWithReference": ".agents",
+    "AgentGoalAccuracyWithoutReference": ".agents",
+    "TopicAdherenceScore": ".agents",
 }
 
 __all__ = sorted(_WHERE)

@@ -143,7 +143,7 @@ class RagasMetric:
                 judge=built,
                 embedder=build_embedder(embedder, store, cfg.device)
                 if self.metric.uses_embedder else None,
-                lang=cfg.lang, seed=cfg.seed, verdicts=cfg.verdicts,
+                lang=cfg.lang, seed=cfg.seed, verdicts=cfg.verdicts, reasons=cfg.reasons,
                 temperature=cfg.temperature or 0.0)
         return self._ctx
 

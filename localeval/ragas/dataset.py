@@ -1,4 +1,5 @@
-"""ragas's ``SingleTurnSample`` and ``EvaluationDataset``, as thin shapes over plain rows.
+"""ragas's ``SingleTurnSample`` and ``EvaluationDataset``, as thin shapes over plain rows
+(a dataset of conversations holds ``messages.MultiTurnSample`` objects).
 
 localeval's own loader (``localeval.dataset``) validates the rows when they are
 evaluated; these classes only give ragas scripts the constructors, conversions
@@ -11,6 +12,8 @@ from __future__ import annotations
 
 import difflib
 from typing import Any, Iterator, Mapping, Sequence
+
+from localeval.ragas.messages import MultiTurnSample
 
 __all__ = ["SingleTurnSample", "EvaluationDataset", "RAGAS_FIELDS", "check_fields"]
 
@@ -60,9 +63,11 @@ class EvaluationDataset:
     """
 
     def __init__(self, samples: Sequence[Mapping[str, Any]]) -> None:
-        self.samples: list[SingleTurnSample] = [
-            s if isinstance(s, SingleTurnSample) else SingleTurnSample(**dict(s))
-            for s in samples]
+        # a conversation (``user_input`` a list of messages) stays a MultiTurnSample
+        self.samples: list[Any] = [
+            s if isinstance(s, (SingleTurnSample, MultiTurnSample)) else
+            MultiTurnSample(**dict(s)) if isinstance(dict(s).get("user_input"), list) else
+            SingleTurnSample(**dict(s)) for s in samples]
 
     @classmethod
     def from_list(cls, rows: Sequence[Mapping[str, Any]]) -> "EvaluationDataset":
@@ -113,7 +118,7 @@ class EvaluationDataset:
     def __len__(self) -> int:
         return len(self.samples)
 
-    def __iter__(self) -> Iterator[SingleTurnSample]:
+    def __iter__(self) -> Iterator[Any]:
         return iter(self.samples)
 
     def __getitem__(self, index: int | slice) -> Any:

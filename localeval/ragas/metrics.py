@@ -175,20 +175,21 @@ _INSTANCES: dict[str, tuple[type[RagasMetric], dict[str, Any]]] = {
 def __getattr__(name: str) -> Any:
     # Module-level instances are built on first access, so importing this module does
     # not need every metric family loaded yet. Names not defined here (AspectCritic,
-    # FactualCorrectness, ExactMatch...) come from criteria.py, so ragas scripts import
-    # every metric from this one module, as they do from ragas.metrics.
+    # FactualCorrectness, ExactMatch...) come from criteria.py, the tool-call metrics
+    # (ToolCallAccuracy, ToolCallF1) from tools.py, the agent metrics from agents.py, so
+    # ragas scripts import every metric from this one module, as they do from ragas.metrics.
     if name in _INSTANCES:
         cls, params = _INSTANCES[name]
         inst = cls(**params)
         globals()[name] = inst
         return inst
-    if not name.startswith("_"):
+    for module in ("criteria", "tools", "agents") if not name.startswith("_") else ():
         try:
-            criteria = importlib.import_module("localeval.ragas.criteria")
+            found = importlib.import_module(f"localeval.ragas.{module}")
         except ModuleNotFoundError as e:
-            if e.name != "localeval.ragas.criteria":
+            if e.name != f"localeval.ragas.{module}":
                 raise
         else:
-            if name in getattr(criteria, "__all__", ()):
-                return getattr(criteria, name)
+            if name in getattr(found, "__all__", ()):
+                return getattr(found, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

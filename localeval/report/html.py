@@ -24,6 +24,7 @@ from typing import Any, Mapping, Sequence
 import jinja2
 from markupsafe import Markup
 
+from localeval.report.explained import read_explained
 from localeval.report.view import build_view
 from localeval.results import atomic_file
 
@@ -49,12 +50,14 @@ def csp_hash(text: str) -> str:
 
 
 def render_html(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
-                samples: Sequence[Mapping[str, Any]]) -> str:
-    """The whole report as one HTML string (UTF-8, no external references)."""
+                samples: Sequence[Mapping[str, Any]],
+                explained: Mapping[str, Mapping[str, Any]] | None = None) -> str:
+    """The whole report as one HTML string (UTF-8, no external references); ``explained``:
+    the reasons ``localeval explain`` asked afterwards (``read_explained``)."""
     env = _env()
     css = env.loader.get_source(env, "report.css")[0]  # type: ignore[union-attr]  # the loader set above
     js = env.loader.get_source(env, "report.js")[0]  # type: ignore[union-attr]  # the loader set above
-    view = build_view(summary, records, samples)
+    view = build_view(summary, records, samples, explained=explained)
     # Our own CSS/JS are static package files, not data: they go in unescaped.
     return env.get_template("report.html.j2").render(
         v=view, css=Markup(css), js=Markup(js),
@@ -69,7 +72,7 @@ def write_html_report(out_dir: str | os.PathLike[str], summary: Mapping[str, Any
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "report.html"
-    page = render_html(summary, records, samples)
+    page = render_html(summary, records, samples, read_explained(out))
     with atomic_file(path) as f:  # no report.html.tmp left behind on a full disk
         f.write(page)
     return path

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping, Sequence
 
+from localeval.report.conversation_view import sample_question
 from localeval.report.gates import gate_entry, threshold_missed, unscored_policy, unscored_text
 from localeval.report.numbers import excerpt
 
@@ -27,8 +28,9 @@ QUESTION_CHARS = 60
 
 
 def sample_label(sample: Any) -> str:
-    """``q3 "Where is the cafeteria…"``: the id, and the question shortened to one line."""
-    q = excerpt(getattr(sample, "question", None), QUESTION_CHARS)
+    """``q3 "Where is the cafeteria…"``: the id, and the question (a conversation's first
+    user turn) shortened to one line."""
+    q = excerpt(sample_question(sample), QUESTION_CHARS)
     return f"{sample.id} {json.dumps(q, ensure_ascii=False)}" if q else str(sample.id)
 
 

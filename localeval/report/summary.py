@@ -55,7 +55,7 @@ def _short(h: str | None, n: int = 12) -> str:
 
 def signature(*, version: str, judge: Any = None, embedder: Any = None, seed: int = 0,
               prompts: Mapping[str, str] | None = None, verdicts: str = "hard",
-              lang: str = "auto", repeats: int = 1,
+              lang: str = "auto", repeats: int = 1, reasons: str = "full",
               subset: Mapping[str, Any] | None = None,
               data: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Everything a reader needs to tell whether two results are comparable.
@@ -67,6 +67,9 @@ def signature(*, version: str, judge: Any = None, embedder: Any = None, seed: in
     ``subset``: the run scored only some samples (``--limit``/``--sample``), so its
     means are not those of the whole dataset: ``{"limit": N | "sample": N, "seed": S,
     "kept": K, "of": TOTAL}``.
+
+    ``reasons``: the reason mode (``config.REASON_MODES``); a summary without
+    the key is from before it and had full reasons.
     """
     prompts = dict(sorted((prompts or {}).items()))
     pv = hashlib.sha256("|".join(f"{k}={v}" for k, v in prompts.items()).encode()).hexdigest()
@@ -80,6 +83,7 @@ def signature(*, version: str, judge: Any = None, embedder: Any = None, seed: in
         "prompts_hash": pv[:12] if prompts else None,
         "seed": seed,
         "verdicts": verdicts,
+        "reasons": reasons,
         "lang": lang,
         "repeats": repeats,
         **dict(data or {}),
@@ -89,7 +93,8 @@ def signature(*, version: str, judge: Any = None, embedder: Any = None, seed: in
 
 def signature_line(sig: Mapping[str, Any]) -> str:
     """``judge:NAME@HASH|prompts:HASH|seed:0|embed:NAME@HASH|verdicts:hard|lang:auto|data:HASH|rows:N|v:X``
-    (sacrebleu style; ``data`` and ``rows`` only where the run recorded them)."""
+    (sacrebleu style; ``data`` and ``rows`` only where the run recorded them,
+    ``reasons:none`` or ``reasons:short`` only when the judge wrote no or short reasons)."""
     parts = [
         f"judge:{sig.get('judge') or 'none'}@{_short(sig.get('judge_fingerprint'))}",
         f"prompts:{sig.get('prompts_hash') or 'none'}",
@@ -98,6 +103,8 @@ def signature_line(sig: Mapping[str, Any]) -> str:
         f"verdicts:{sig.get('verdicts')}",
         f"lang:{sig.get('lang')}",
     ]
+    if sig.get("reasons", "full") != "full":  # like repeats: said only when not the default
+        parts.append(f"reasons:{sig['reasons']}")
     if sig.get("repeats", 1) != 1:
         parts.append(f"repeats:{sig['repeats']}")
     if sig.get("dataset_hash"):

@@ -19,15 +19,17 @@ import heapq
 from typing import Any, Mapping, Sequence
 
 from localeval.report.clip import MAX_CONTEXTS, Clipper
+from localeval.report.conversation_view import CONVERSATION_FIELDS, conversation_view, sample_question
 from localeval.report.corrected import corrected_view
 from localeval.report.details import to_node
+from localeval.report.explained import explained_note
 from localeval.report.health import health_line
 from localeval.report.histogram import histogram, is_bounded, tone
 from localeval.report.judged import CI_MARK, ci_note, judge_unfit, judged_keys
 from localeval.report.numbers import excerpt, fmt, plain_number, unscored_note
 from localeval.report.summary import run_label
 
-__all__ = ["build_view", "pick_samples", "WORST_K", "MAX_SAMPLES"]
+__all__ = ["build_view", "pick_samples", "WORST_K", "MAX_SAMPLES", "NO_REASONS"]
 
 #: How many samples the "worst samples" list shows per metric.
 WORST_K = 5
@@ -35,6 +37,8 @@ WORST_K = 5
 #: renders to ~1.5 kB, one with the judge's working to 5-20 kB); more only when
 #: the worst-samples lists alone need more.
 MAX_SAMPLES = 500
+#: Beside a sample's verdicts when the run asked for none of the judge's reasons.
+NO_REASONS = "the judge gave no reasons (--reasons none)"
 
 
 def _excerpt(s: Any, n: int = 140) -> str:
@@ -129,11 +133,14 @@ def _id_rows(sample: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def build_view(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
-               samples: Sequence[Any], *, max_samples: int = MAX_SAMPLES) -> dict[str, Any]:
+               samples: Sequence[Any], *, max_samples: int = MAX_SAMPLES,
+               explained: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
     """Everything the template shows, as plain data (the template escapes all of it).
 
     ``samples`` are mappings (``Sample.to_dict()``) or ``types.Sample`` objects;
     at most ``max_samples`` of them are shown in full (see ``pick_samples``).
+    ``explained``: sample id -> metric key -> what ``localeval explain`` asked
+    (``report.read_explained``), shown under the metric's working.
     """
     clip = Clipper()
     mets: dict[str, Any] = dict(summary.get("metrics") or {})
@@ -203,10 +210,10 @@ def build_view(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
                 "index": i, "anchor": f"s-{i}", "id": str(records[i].get("id", i)),
                 "value": fmt(v, 3),
                 "tone": _tone(v, bounded, lib, neutral),
-                "question": _excerpt(_as_dict(paired[i]).get("question")),
+                "question": _excerpt(sample_question(paired[i])),
             } for i, v in worst],
             "gaps": [{"index": i, "anchor": f"s-{i}", "id": str(records[i].get("id", i)),
-                      "reason": reason, "question": _excerpt(_as_dict(paired[i]).get("question"))}
+                      "reason": reason, "question": _excerpt(sample_question(paired[i]))}
                      for i, reason in gap_list],
             "gaps_more": len(gaps[k]) - len(gap_list),
             "bounded": bounded,
@@ -215,6 +222,7 @@ def build_view(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
     mview = {m["key"]: m for m in metrics_view}
 
     shown = pick_samples(records, ranked_idx, max_samples, linked)
+    no_reasons = (summary.get("signature") or {}).get("reasons") == "none"
     sample_views = []
     for i in shown:
         r, s = records[i], _as_dict(paired[i])
@@ -234,10 +242,13 @@ def build_view(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
                 "error": clip.text(errors.get(k), "results.jsonl") if v is None else None,
                 "working": clip.node(to_node(details[k], k), "results.jsonl")
                 if k in details and details[k] else None,
+                "reasons_note": NO_REASONS if no_reasons and _has_verdicts(details.get(k))
+                else None,
+                **_explained(explained, r.get("id"), k, clip),
             })
         extra = {k: v for k, v in s.items() if k not in (
             "id", "question", "answer", "contexts", "reference", "retrieved_ids",
-            "relevant_ids", "metadata")}
+            "relevant_ids", "metadata", *CONVERSATION_FIELDS)}
         contexts = _context_rows(s)
         for c in contexts[:MAX_CONTEXTS]:
             c["text"] = clip.text(c["text"], "the dataset")
@@ -252,7 +263,8 @@ def build_view(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
             "metadata": clip.node(to_node(s["metadata"]), "the dataset")
             if s.get("metadata") else None,
             "extra": clip.node(to_node(extra), "the dataset") if extra else None,
-            "excerpt": _excerpt(s.get("question"), 110),
+            "excerpt": _excerpt(sample_question(s), 110),
+            "conversation": conversation_view(s, clip),  # None unless a conversation
             "rows": rows,
             "unscored": any(row["error"] is not None or row["value"] == "–" for row in rows),
             "known": bool(s),
@@ -282,6 +294,26 @@ def build_view(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
         "ci_note": ci_note(summary),
         "subset": subset_words(sig.get("subset")),
     }
+
+
+def _explained(explained: Mapping[str, Mapping[str, Any]] | None, sid: Any, key: str,
+               clip: Any) -> dict[str, Any]:
+    """A metric row's reasons from ``localeval explain``, when it asked for them."""
+    entry = (explained or {}).get(str(sid), {}).get(key)
+    if not entry or not entry.get("details"):
+        return {"explained": None, "explained_note": None}
+    return {"explained": clip.node(to_node(entry["details"], key), "explain.jsonl"),
+            "explained_note": explained_note(dict(entry))}
+
+
+def _has_verdicts(value: Any) -> bool:
+    """Whether a metric's details hold a judge's verdicts (a ``verdict`` key at any depth,
+    or answer_correctness's TP list)."""
+    if isinstance(value, Mapping):
+        return "verdict" in value or "TP" in value or any(_has_verdicts(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_verdicts(v) for v in value)
+    return False
 
 
 def _tone(v: float | None, bounded: bool, lower_is_better: bool, neutral: bool) -> str:

@@ -14,6 +14,8 @@ from localeval.lazy import lazy_face
 _WHERE = {
     "add_to_summary": ".writer",
     "CONTENT_FIELDS": ".content",
+    "HASH_FIELDS": ".content",
+    "sample_content": ".content",
     "CORRECTED": ".sections",
     "CorrectedMetric": ".sections",
     "CorrectedSection": ".sections",

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from localeval.errors import OutputError, UsageError, os_reason
-from localeval.results.content import content_fields
+from localeval.results.content import sample_content
 from localeval.results.files import RESULTS_FILE, SUMMARY_FILE, dumps_strict, write_json
 from localeval.results.folder_lock import FolderLock
 from localeval.results.table import CSV_FILE, write_results_csv
@@ -23,7 +23,7 @@ def sample_record(sample: Sample, scores: Mapping[str, Score]) -> dict[str, Any]
     and answer: what ``compare`` aligns on), its values, why any is unscored, the working."""
     return {
         "id": sample.id,
-        **content_fields(sample.question, sample.contexts, sample.answer),
+        **sample_content(sample),
         "scores": {k: v.value for k, v in scores.items()},
         "errors": {k: v.reason for k, v in scores.items() if v.value is None},
         "details": {k: v.details for k, v in scores.items() if v.details},

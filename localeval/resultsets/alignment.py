@@ -19,6 +19,7 @@ from typing import Any, Mapping
 
 from localeval.errors import DataError, UsageError
 from localeval.lang import normalise
+from localeval.results import HASH_FIELDS
 from localeval.resultsets.resultset import ResultSet
 
 __all__ = ["Alignment", "align", "ALIGN_RULES", "pairing_id", "id_index"]
@@ -26,8 +27,9 @@ __all__ = ["Alignment", "align", "ALIGN_RULES", "pairing_id", "id_index"]
 #: What ``how`` may be: ``auto`` tries id, then content.
 ALIGN_RULES = ("auto", "id", "content", "position")
 # Content keys, in the order they are named in messages.
-_KEYS = ("question", "contexts_hash", "answer_hash")
-_WHAT = {"question": "question", "contexts_hash": "contexts", "answer_hash": "answer"}
+_KEYS = ("question", *HASH_FIELDS)
+_WHAT = {"question": "question", "contexts_hash": "contexts", "answer_hash": "answer",
+         "conversation_hash": "conversation"}
 
 
 @dataclass

@@ -3,7 +3,8 @@
 Two versions of a pipeline answer the same questions with *different*
 answers and contexts, so the content check of ``alignment.align`` (which
 refuses a pair whose answer differs: it is built for two judges of the same
-answers) does not fit. Versions pair by id, else by question text; samples
+answers) does not fit. Versions pair by id, else by question text (a
+conversation's first user turn, read from the data set given with the run); samples
 found in one run only are listed, never dropped, and a question that occurs
 twice in a run cannot be paired by question (refused with a clear message).
 """
@@ -68,7 +69,8 @@ def _by_question(base: ResultSet, new: ResultSet, note: str) -> Alignment:
             f"cannot pair {base.source} with {new.source}: they share no ids, and "
             f"{' and '.join(missing)} record{'s' if len(missing) == 1 else ''} no question "
             "text. Add an 'id' column (or the question column) to the export, or pass the "
-            "evaluated data set (--base-data / --new-data)")
+            "evaluated data set (--base-data / --new-data; a conversation's question is "
+            "its first user turn)")
     _duplicates(base, qa)
     _duplicates(new, qb)
     by_q = {q: sid for sid, q in qb.items()}

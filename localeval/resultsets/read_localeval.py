@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from localeval.errors import DataError
+from localeval.results import HASH_FIELDS
 from localeval.resultsets.resultset import ResultSet
 
 __all__ = ["from_localeval", "add_summary_next_to"]
@@ -48,7 +49,7 @@ def from_localeval(rows: Sequence[tuple[int, dict[str, Any]]], src: str) -> Resu
         if isinstance(q, str):
             rs.questions[sid] = q
         # runs written before localeval recorded content have neither hash
-        h = {k: rec[k] for k in ("contexts_hash", "answer_hash") if isinstance(rec.get(k), str)}
+        h = {k: rec[k] for k in HASH_FIELDS if isinstance(rec.get(k), str)}
         if h:
             rs.hashes[sid] = h
     return rs

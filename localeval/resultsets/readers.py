@@ -25,6 +25,7 @@ from typing import Any
 
 from localeval.dataset import load_dataset, read_jsonl_rows
 from localeval.errors import DataError
+from localeval.report import sample_question
 from localeval.results import content_fields, whole_lines
 from localeval.resultsets.read_deepeval import from_deepeval, looks_deepeval
 from localeval.resultsets.read_localeval import add_summary_next_to, from_localeval
@@ -99,13 +100,16 @@ def load_result_set(path: str | Path, *, dataset: Any = None, name: str | None =
 
 def _attach_questions(rs: ResultSet, dataset: Any) -> None:
     """Question text and content hashes from the evaluated dataset, by id (for runs written
-    before results.jsonl recorded them); what the file holds wins."""
+    before results.jsonl recorded them); what the file holds wins. A conversation's question
+    is its first user turn (``report.sample_question``), which pairs two versions' runs of
+    conversations whose ids differ."""
     ds = load_dataset(dataset)
     for s in ds:
         if s.id not in rs.scores:
             continue
-        if s.question:
-            rs.questions.setdefault(s.id, s.question)
+        q = sample_question(s)
+        if q:
+            rs.questions.setdefault(s.id, q)
         h = content_fields(None, s.contexts, s.answer)
         if h:
             rs.hashes[s.id] = {**h, **rs.hashes.get(s.id, {})}

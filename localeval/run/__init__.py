@@ -11,7 +11,9 @@
   ``summary_sections`` hook's sections; ``progress``: the bar; ``judge_check_step``:
   the judge check before the first judge call; ``lean``: what a run that keeps no
   samples keeps; ``naming``: a run's name and tags; ``folder_rule``: a run never
-  replaces another run's folder by accident.
+  replaces another run's folder by accident; ``run_folders``: the command line's
+  default output, one folder per run under ``localeval-out/`` and ``latest``;
+  ``explaining``: ``explain``, the judge's reasons for a few samples of a run, asked afterwards.
 """
 
 from localeval.lazy import lazy_face
@@ -23,6 +25,8 @@ _WHERE = {
     "RunProgress": ".progress",
     "loading_stage": ".progress",
     "evaluate": ".runner",
+    "explain": ".explaining",
+    "RunFolders": ".run_folders",
     "check_name": ".naming",
     "parse_tags": ".naming",
     "open_cache": ".wiring",

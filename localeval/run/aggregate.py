@@ -55,7 +55,7 @@ def build_summary(chosen: Sequence[Metric], scores: Sequence[Mapping[str, Score]
     judge = ctx.judge if ctx.judge is not None else ctx.accounting.judge
     sig = signature(version=version, judge=judge, embedder=ctx.embedder, seed=seed,
                     prompts=ctx.prompt_versions, verdicts=verdicts, lang=lang, repeats=repeats,
-                    subset=subset, data=data)
+                    reasons=ctx.reasons, subset=subset, data=data)
     out = {"metrics": metrics, "n_samples": len(scores), "signature": sig,
            "signature_line": signature_line(sig), **({"run": dict(run)} if run else {}),
            "usage": ctx.usage.to_dict()}

@@ -9,8 +9,9 @@ silently replace it. So, under the folder's lock and before anything is written,
 the new run is compared with the run the folder holds:
 
 - before any model loads (``check_request``): the dataset's content hash
-  (``dataset.data_version``), the metrics, the seed, verdict mode, language,
-  repeats and the localeval version (which fixes the prompt templates);
+  (``dataset.data_version``), the metrics (and the user-defined ones'
+  definitions), the seed, verdict and reasons modes, language, repeats and the
+  localeval version (which fixes the prompt templates);
 - once the models are loaded, before the judge check (``check_models``): the
   judge's and the embedder's fingerprints (not with ``workers``/``ray``, whose
   judges other processes load).
@@ -34,7 +35,7 @@ from typing import Any, Mapping, Sequence
 
 from localeval.dataset import Dataset, DataVersion
 from localeval.errors import DataError, UsageError, printable
-from localeval.results import CONTENT_FIELDS, RESULTS_FILE, content_fields, read_summary
+from localeval.results import CONTENT_FIELDS, RESULTS_FILE, read_summary, sample_content
 
 __all__ = ["FolderRule"]
 
@@ -68,8 +69,14 @@ class FolderRule:
             self.partial = results.is_file() and results.stat().st_size > 0
 
     def check_request(self, ds: Dataset, data: DataVersion, metrics: Sequence[str], *,
-                      version: str, seed: int, verdicts: str, lang: str, repeats: int) -> None:
-        """Refuse (UsageError) when the folder holds a run of other data or settings."""
+                      version: str, seed: int, verdicts: str, lang: str, repeats: int,
+                      reasons: str = "full",
+                      definitions: Mapping[str, str] | None = None) -> None:
+        """Refuse (UsageError) when the folder holds a run of other data or settings.
+
+        ``definitions``: the user-defined metrics' definition hashes known before the
+        run (``metrics.known_versions``), compared with those the folder's signature
+        recorded among its prompt versions: an edited criterion is another run."""
         if self.unreadable is not None:
             self._refuse([f"its summary.json is not a run's that can be read "
                           f"({self.unreadable})"], "something else")
@@ -89,11 +96,21 @@ class FolderRule:
         old_metrics = sorted(self.old.get("metrics") or {})
         if old_metrics != sorted(metrics):
             diffs.append(f"metrics {_listed(old_metrics)} there, {_listed(sorted(metrics))} here")
+        prompts = sig.get("prompts")
+        recorded: Mapping[str, Any] = prompts if isinstance(prompts, Mapping) else {}
+        for entry, now_hash in sorted((definitions or {}).items()):
+            then = recorded.get(entry)
+            if isinstance(then, str) and then != now_hash:
+                diffs.append(f"metric '{printable(entry.partition(':')[2])}' defined otherwise "
+                             f"({then[:12]} there, {now_hash[:12]} here)")
         for what, key, now in (("localeval", "localeval", version), ("seed", "seed", seed),
                                ("verdicts", "verdicts", verdicts), ("language", "lang", lang),
                                ("repeats", "repeats", repeats)):
             if sig.get(key) != now:
                 diffs.append(f"{what} {printable(sig.get(key))} there, {now} here")
+        if sig.get("reasons", "full") != reasons:  # a summary without it had full reasons
+            diffs.append(f"reasons {printable(sig.get('reasons', 'full'))} there, "
+                         f"{reasons} here")
         if diffs:
             self._refuse(diffs, _described(self.old))
 
@@ -171,7 +188,7 @@ def _partial_differs(path: Path, ds: Dataset, metrics: set[str]) -> str | None:
                 if s is None:
                     return (f"its results.jsonl has sample '{printable(rec.get('id'))}' "
                             f"(line {n}), which this dataset has not")
-                mine = content_fields(s.question, s.contexts, s.answer)
+                mine = sample_content(s)
                 if any(rec.get(k) != mine.get(k) for k in CONTENT_FIELDS if k in rec):
                     return f"sample '{printable(s.id)}' differs (line {n} of its results.jsonl)"
                 scored = rec.get("scores")

@@ -28,7 +28,8 @@ def check_pairs(judge_check: Any) -> int | None:
 
 def run_judge_check_step(chosen: Sequence[Metric], judge: Judge | None, embedder: Any, verdicts: str,
                      store: Any, *, enabled: bool, pooled: bool,
-                     progress: bool | None, pairs: int | None = None) -> dict[str, Any] | None:
+                     progress: bool | None, pairs: int | None = None,
+                     reasons: str = "full") -> dict[str, Any] | None:
     """The judge check of the run's judge on its judge metrics (``JudgeCheckResult.to_dict()``).
 
     None when the run has no judge metric; ``{"verdict": "skipped", ...}`` when
@@ -61,7 +62,8 @@ def run_judge_check_step(chosen: Sequence[Metric], judge: Judge | None, embedder
         # judge that copies, guesses or gives one score; `localeval judge check`
         # runs all ten pairs.
         result = run_judge_check(judge, chosen, embedder=embedder, verdicts=verdicts,
-                                 cache=store, on_progress=step, pairs=pairs or QUICK_PAIRS)
+                                 cache=store, on_progress=step, pairs=pairs or QUICK_PAIRS,
+                                 reasons=reasons)
     except Exception as e:  # the judge check advises; a crash of it must not end the run
         reason = f"the judge check failed: {type(e).__name__}: {e}"
         return {"verdict": "error", "reason": reason, "metrics": {},

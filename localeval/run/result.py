@@ -12,7 +12,7 @@ from typing import Any, Callable, Sequence
 from localeval.errors import OutputError
 from localeval.metrics import Metric
 from localeval.results import RunWriter, sample_record
-from localeval.types import Sample, Score
+from localeval.types import MultiTurnSample, Sample, Score
 
 __all__ = ["EvaluationResult", "write_reports", "SummaryHook", "add_sections"]
 
@@ -68,7 +68,9 @@ class EvaluationResult(Mapping):
                              "pip install pandas") from None
         rows = []
         for s, sc in zip(self.samples, self.scores):
-            row: dict[str, Any] = {"id": s.id, "user_input": s.question,
+            # a conversation's user_input is its messages, as in ragas's multi-turn results
+            row: dict[str, Any] = {"id": s.id, "user_input": [
+                m.to_dict() for m in s.messages] if isinstance(s, MultiTurnSample) else s.question,
                                    "retrieved_contexts": s.contexts, "response": s.answer,
                                    "reference": s.reference}
             reasons: dict[str, Any] = {}

@@ -31,6 +31,7 @@ from localeval.run.lean import ScoreColumns
 from localeval.run.naming import check_name, check_tags, run_section
 from localeval.run.progress import loading_stage, model_label
 from localeval.run.result import EvaluationResult, SummaryHook, add_sections, write_reports
+from localeval.run.run_folders import RunFolders, RunOutput
 from localeval.run.sample_scoring import MetricObserver
 from localeval.run.strategies import score_stream
 from localeval.run.wiring import build_embedder, build_judge, open_cache
@@ -46,6 +47,8 @@ DEFAULT_METRICS = (
     "faithfulness", "answer_relevancy", "context_precision", "context_recall",
     "answer_correctness", "answer_similarity",
     "hit_rate@5", "mrr", "ndcg@10", "rougeL",
+    # conversations (MultiTurnSample): only data with messages has the fields they need
+    "tool_call_accuracy", "tool_call_f1", "agent_goal_accuracy", "topic_adherence",
 )
 
 
@@ -60,6 +63,7 @@ def evaluate(
     seed: int | None = None,
     temperature: float | None = None,
     verdicts: str | None = None,
+    reasons: str | None = None,
     repeats: int | None = None,
     cache: Any = None,
     device: str | None = None,
@@ -67,7 +71,7 @@ def evaluate(
     workers: int | None = None,
     ray: str | bool | None = None,
     ray_actors: int | None = None,
-    out_dir: str | os.PathLike[str] | None = None,
+    out_dir: str | os.PathLike[str] | RunFolders | None = None,
     progress: bool | None = None,
     on_warning: Callable[[str], None] | None = None,
     observer: MetricObserver | None = None,
@@ -132,7 +136,8 @@ def evaluate(
     dataset's content hash and rows go into the signature (``dataset.data_version``).
     An ``out_dir`` that holds a run of other data or settings is refused before
     anything is written, unless ``overwrite`` (``run.folder_rule``); the same run
-    again resumes.
+    again resumes. ``out_dir=RunFolders(root)`` chooses a folder of its own under
+    ``root`` and points ``root/latest`` at it when done (``run.run_folders``).
 
     Settings left at None come from ``configure()``, then the environment, then
     the defaults (``localeval.config.run_config``).
@@ -140,7 +145,8 @@ def evaluate(
     from localeval.config import run_config
 
     cfg = run_config(judge=judge, embedder=embedder, lang=lang, seed=seed,
-                     temperature=temperature, verdicts=verdicts, repeats=repeats, cache=cache,
+                     temperature=temperature, verdicts=verdicts, reasons=reasons,
+                     repeats=repeats, cache=cache,
                      device=device, judge_options=judge_options, workers=workers, ray=ray,
                      ray_actors=ray_actors, judge_check=judge_check)
     if observer is not None and (cfg.workers > 1 or cfg.ray):
@@ -170,27 +176,19 @@ def evaluate(
     notes: list[str] = empty_input_note(ds.samples, chosen)
     for n in notes:
         on_warning(n) if on_warning else warnings.warn(n, stacklevel=2)
-    # The output folder is checked and locked before any model loads: a bad -o or a
-    # folder in use by another run fails at once, not after the work.
-    # So is a folder holding another run (before any model loads, for what is known now).
-    writer = RunWriter(out_dir) if out_dir is not None else None
-    if writer is not None and writer.note:
-        warn(writer.note)
+    # The output folder is chosen, checked and locked before any model loads.
+    out = RunOutput.open(out_dir, cfg, ds, dv, chosen, name=name, overwrite=overwrite,
+                         options_as=options_as, version=__version__, warn=warn)
     try:
-        rule = None
-        if writer is not None:
-            rule = FolderRule(writer.dir, overwrite=overwrite, name=name, options_as=options_as)
-            rule.check_request(ds, dv, [m.key for m in chosen], version=__version__,
-                               seed=cfg.seed, verdicts=cfg.verdicts, lang=cfg.lang,
-                               repeats=cfg.repeats)
-        return _evaluate(ds, chosen, writer, notes, warn, cfg, progress=progress,
-                         observer=observer, on_info=on_info, version=__version__,
-                         subset=subset.record(total, len(ds)), options_as=options_as,
-                         lean=not keep_samples and writer is not None,
-                         summary_sections=summary_sections, rule=rule, data=dv, run=run)
+        result = _evaluate(ds, chosen, out.writer, notes, warn, cfg, progress=progress,
+                           observer=observer, on_info=on_info, version=__version__,
+                           subset=subset.record(total, len(ds)), options_as=options_as,
+                           lean=not keep_samples and out.writer is not None,
+                           summary_sections=summary_sections, rule=out.rule, data=dv, run=run)
+        out.finished()
+        return result
     finally:
-        if writer is not None:
-            writer.release()
+        out.release()
 
 
 def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes: list[str],
@@ -249,10 +247,11 @@ def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes
     elif repeats > 1 and temperature == 0.0:
         warn("--repeats with temperature 0 gives identical runs; set --temperature > 0")
     ctx = Judging(judge=the_judge, embedder=the_embedder, lang=lang, seed=seed,
-                  temperature=temperature, verdicts=verdicts)
+                  temperature=temperature, verdicts=verdicts, reasons=cfg.reasons)
     checked = run_judge_check_step(chosen, the_judge, the_embedder, verdicts, store,
                                    enabled=cfg.judge_check is not False, pooled=pooled,
-                                   pairs=check_pairs(cfg.judge_check), progress=progress)
+                                   pairs=check_pairs(cfg.judge_check), progress=progress,
+                                   reasons=cfg.reasons)
     if checked is not None:
         tell = warn if checked["verdict"] not in ("fit", "skipped") else (on_info or _quiet)
         tell(checked["line"])

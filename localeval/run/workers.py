@@ -74,7 +74,8 @@ class WorkerSpec:
                    embedder=embedder if embedder in (None, False) else str(embedder),
                    device=device, metrics=list(metrics), repeats=repeats,
                    ctx_kwargs={"lang": ctx.lang, "seed": ctx.seed,
-                               "temperature": ctx.temperature, "verdicts": ctx.verdicts})
+                               "temperature": ctx.temperature, "verdicts": ctx.verdicts,
+                               "reasons": ctx.reasons})
 
 
 class SampleScorer:

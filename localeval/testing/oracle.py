@@ -24,7 +24,10 @@ The oracle's rules, in all three languages:
   candidates come from every field of the sample and are kept where they occur
   in the text: the same entity is spelt the same way on both sides);
 - answer_relevancy's questions are the answer rephrased as a question,
-  noncommittal when the answer is evasive ("not sure", "わかりません", "不知道").
+  noncommittal when the answer is evasive ("not sure", "わかりません", "不知道");
+- of two answers (``pairwise_preference``) the better is the one with the larger
+  share of sentences its contexts and the reference support; equal shares tie;
+- conversations (goal reached, topics answered): oracle_turns.py.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from pydantic import BaseModel
 
 from localeval.judge import JudgeReply, JudgeRequest
 from localeval.lang import detect_lang, porter_stem, split_sentences
+from localeval.testing.oracle_turns import conversation_steps
 from localeval.testing.scripted import ScriptedJudge
 
 __all__ = ["OracleJudge", "resolve_node", "support", "entities", "fill", "SUPPORTED", "USEFUL",
@@ -268,6 +272,20 @@ def _nv_grounded(req: JudgeRequest, s: Any) -> dict[str, Any]:
     return {"rating": _rating(_share(_sentences(s.answer or ""), _joined(s)))}
 
 
+def _pairwise(req: JudgeRequest, s: Any) -> dict[str, Any]:
+    # The answer more of whose sentences its contexts and the reference support is better;
+    # equal shares are a tie (pairwise_preference, asked in both orders)
+    def share(side: str) -> float:
+        own = req.inputs.get(f"contexts_{side}")
+        source = "\n".join(list(own if own is not None else s.contexts or [])
+                           + [s.reference or ""])
+        return _share(_sentences(req.inputs.get(f"answer_{side}") or ""), source)
+
+    a, b = share("a"), share("b")
+    return {"reason": f"supported sentences: A {round(100 * a)}%, B {round(100 * b)}%",
+            "verdict": "A" if a > b else "B" if b > a else "tie"}
+
+
 _STEPS: dict[str, Callable[[JudgeRequest, Any], dict[str, Any]]] = {
     "statements": _statements, "entities": _entities, "answer_relevancy": _questions,
     "faithfulness_verdicts": _statement_verdicts, "noise_verdicts": _statement_verdicts,
@@ -276,6 +294,8 @@ _STEPS: dict[str, Callable[[JudgeRequest, Any], dict[str, Any]]] = {
     "context_relevancy": _relevancy, "nv_context_relevance": _nv_context,
     "nv_answer_accuracy": _nv_accuracy, "nv_response_groundedness": _nv_grounded,
     "claims": _statements, "claim_verdicts": _claim_verdicts,
+    "pairwise_preference": _pairwise,
+    **conversation_steps(support, USEFUL),  # agent goal accuracy, topic adherence
 }
 
 

@@ -11,13 +11,23 @@ fails when the 95% interval of new - base lies entirely below -MARGIN, when
 it has none (fewer than 6 pairs, nothing scored), or when pairs are unscored
 on either side beyond ``allow_unscored``: never a pass on no evidence.
 ``fail_if_unfit_judge=True`` is ``--fail-if-unfit-judge``.
+
+``assert_not_preferred_base`` is ``localeval diff --pairwise
+--fail-if-preferred-base``: the judge, asked in both orders, may not prefer
+the base beyond the interval, and a comparison with no interval fails::
+
+    from localeval.testing import assert_not_preferred_base
+
+    def test_new_prompt_is_not_less_preferred():
+        assert_not_preferred_base("eval/runs/main", "eval/runs/branch", judge="demo",
+                                  base_data="eval/data.jsonl", new_data="eval/data.jsonl")
 """
 
 from __future__ import annotations
 
 from typing import Any, Mapping
 
-__all__ = ["assert_not_worse"]
+__all__ = ["assert_not_worse", "assert_not_preferred_base"]
 
 
 def assert_not_worse(base: Any, new: Any, margins: Mapping[str, float], *,
@@ -53,3 +63,28 @@ def assert_not_worse(base: Any, new: Any, margins: Mapping[str, float], *,
                              + "\n".join(f"  {f}" for f in failures)
                              + f"\n  ({d.pairing_text()})")
     return d
+
+
+def assert_not_preferred_base(base: Any, new: Any, *, judge: Any,
+                              fail_if_unfit_judge: bool = False, **pairwise_kwargs: Any) -> Any:
+    """Fail (AssertionError) when the judge prefers ``base`` to ``new`` beyond the interval.
+
+    The rule and the words of ``localeval diff --pairwise --fail-if-preferred-base``
+    (``pairwise.preferred_base_failure``): the 95% interval of the preference for
+    NEW lies entirely below 0.5, or there is none (nothing could be judged, or one
+    pair). ``fail_if_unfit_judge``: also fail when the pairwise judge check did not
+    say fit. ``pairwise_kwargs`` go to :func:`localeval.compare_pairwise`
+    (``base_data``, ``criterion``, ``verdicts``, ``cache``...). Returns the
+    PairwiseResult so a test can look further.
+    """
+    from localeval.pairwise import compare_pairwise, preferred_base_failure, unfit_pairwise_failure
+
+    r = compare_pairwise(base, new, judge=judge, **pairwise_kwargs)
+    failures = [preferred_base_failure(r),
+                unfit_pairwise_failure(r) if fail_if_unfit_judge else None]
+    shown = [f for f in failures if f]
+    if shown:
+        raise AssertionError("assert_not_preferred_base failed (new against base):\n"
+                             + "\n".join(f"  {f}" for f in shown)
+                             + f"\n  ({r.sentence()})")
+    return r

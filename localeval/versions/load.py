@@ -10,6 +10,7 @@ from typing import Any
 
 from localeval.errors import LocalevalError
 from localeval.lang import normalise
+from localeval.report import sample_question
 from localeval.resultsets import ResultSet, load_result_set
 from localeval.types import Sample
 
@@ -71,10 +72,11 @@ def load_version(source: Any, *, data: Any = None, name: str | None = None) -> V
 
 
 def _by_run_id(rs: ResultSet, samples: list[Sample]) -> dict[str, Sample]:
-    """The samples keyed by the run's ids: by id where they match, else by question."""
+    """The samples keyed by the run's ids: by id where they match, else by question (a
+    conversation's first user turn)."""
     out = {s.id: s for s in samples if s.id in rs.scores}
     if len(out) < len(rs.scores):
-        by_q = {normalise(s.question): s for s in samples if s.question}
+        by_q = {normalise(q): s for s in samples if (q := sample_question(s))}
         for sid, q in rs.questions.items():
             if sid not in out and normalise(q) in by_q:
                 out[sid] = by_q[normalise(q)]

@@ -3,7 +3,9 @@
 diff.html is rendered from ``templates/diff.html.j2`` like the run report
 and the comparison page: the report's stylesheet and script, the
 comparison page's layout rules, jinja2 autoescape, and the same
-Content-Security-Policy (our own style and script only, by hash).
+Content-Security-Policy (our own style and script only, by hash). With
+``--pairwise`` the page gains a pairwise section (``pairwise_view``,
+``templates/_pairwise.html.j2``) and diff.md a short one.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from localeval.versions.diff import VersionDiff
+from localeval.versions.pairwise_view import pairwise_markdown
 from localeval.versions.tables import to_markdown
 from localeval.versions.view import diff_view
 
@@ -56,7 +59,9 @@ def write_diff(d: VersionDiff, out_dir: str | Path) -> list[Path]:
     out = Path(out_dir)
     make_output_folder(out)  # a path that cannot be a folder: one message, exit 2
     texts = {"diff.json": dumps_strict(d.to_dict(), indent=2) + "\n",
-             "diff.md": to_markdown(d), "diff.html": diff_html(d)}
+             "diff.md": to_markdown(d) + ("\n" + pairwise_markdown(d.pairwise)
+                                          if d.pairwise else ""),
+             "diff.html": diff_html(d)}
     paths = []
     for name in FILES:
         p = out / name

@@ -1,9 +1,9 @@
 """Were both versions scored the same way? The two runs' signatures, compared in words.
 
 A difference between two runs is the pipeline's only when the same judge,
-prompts, embedder and verdict mode scored both; otherwise part of it may be
-the judge's. Only what the compared metrics use is compared: the judge, its
-prompts, verdict mode and repeats matter to judged metrics only, the embedder
+prompts, embedder, verdict mode and reason mode scored both; otherwise part of
+it may be the judge's. Only what the compared metrics use is compared: the
+judge, its prompts, verdict and reason modes and repeats matter to judged metrics only, the embedder
 to embedding metrics only (a diff of BLEU and ROUGE says nothing of judges).
 localeval runs carry their signature in summary.json (read by ``resultsets``'
 reader into ``ResultSet.signature``, written by ``report.signature``); exports
@@ -29,11 +29,14 @@ _PARTS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("prompts", ("prompts_hash",), "judge"),
     ("embedder", ("embedder", "embedder_fingerprint"), "embedder"),
     ("verdict mode", ("verdicts",), "judge"),
+    ("reason mode", ("reasons",), "judge"),
     ("repeats", ("repeats",), "judge"),
     ("language", ("lang",), "all"),
 )
 #: Parts named with a plural noun ("the prompts differ").
 _PLURAL = ("prompts", "repeats")
+#: What a signature that does not record a key meant: runs before ``--reasons`` wrote full reasons.
+_DEFAULTS = {"reasons": "full"}
 
 
 def _relevant(judged: bool, embedded: bool) -> list[tuple[str, tuple[str, ...]]]:
@@ -47,7 +50,8 @@ def _listed(names: list[str]) -> str:
 
 def same_setup_text(judged: bool = True, embedded: bool = True) -> str:
     """The sentence for two runs scored the same way, naming only what the metrics use."""
-    parts = [w for w, _ in _relevant(judged, embedded) if w not in ("repeats", "language")]
+    parts = [w for w, _ in _relevant(judged, embedded)
+             if w not in ("repeats", "language", "reason mode")]
     if not parts:
         return ("the same language settings scored both runs (no compared metric uses a "
                 "judge or an embedder)")
@@ -62,7 +66,8 @@ def signature_text(sig: Mapping[str, Any]) -> str:
 
 
 def _value(sig: Mapping[str, Any], keys: tuple[str, ...]) -> str:
-    vals = [str(sig.get(k)) for k in keys if sig.get(k) not in (None, "", {})]
+    vals = [str(sig.get(k, _DEFAULTS.get(k))) for k in keys
+            if sig.get(k, _DEFAULTS.get(k)) not in (None, "", {})]
     if len(keys) == 2 and len(vals) == 2:  # name@fingerprint, as in the signature line
         return f"{vals[0]}@{vals[1][:12]}"
     return " ".join(vals) or "none"

@@ -20,9 +20,11 @@ import difflib
 import re
 from typing import Any
 
+from localeval.report import conversation_text, is_conversation, sample_question
 from localeval.types import Sample
 from localeval.versions.changes import sample_name, unscored_why
 from localeval.versions.diff import MetricDiff, SampleChange, VersionDiff
+from localeval.versions.pairwise_view import pairwise_view
 from localeval.versions.tables import difference_text, notes
 
 __all__ = ["diff_view", "answer_change", "MAX_CHANGED", "MAX_PLOTTED", "MAX_IDS"]
@@ -76,12 +78,21 @@ def _merge(segs: list[dict[str, str]]) -> list[dict[str, str]]:
     return out
 
 
+def _said(s: Sample | None) -> str | None:
+    """What a version said: its answer, or a conversation's turns and tool calls as text
+    (``report.conversation_text``), so the page shows what changed in the conversation."""
+    if s is None:
+        return None
+    return s.answer if s.answer is not None else conversation_text(s)
+
+
 def _side(s: Sample | None, other: Sample | None, work: Any, score: float | None,
           reason: str | None) -> dict[str, Any]:
     from localeval.report import to_node
 
     theirs = set(other.contexts or []) if other else set()
     return {"score": _f(score), "reason": reason or "",
+            "label": "Conversation" if is_conversation(s) else "Answer",
             "contexts": [{"text": c, "changed": bool(other) and c not in theirs}
                          for c in ((s.contexts or []) if s else [])],
             "work": to_node(work) if work else None}
@@ -92,13 +103,14 @@ def _changed(d: VersionDiff, m: MetricDiff, c: SampleChange, k: int) -> dict[str
     wb = d.base.results.details.get(c.base_id, {}).get(m.metric)
     wn = d.new.results.details.get(c.new_id, {}).get(m.metric)
     left = right = None
-    if sb is not None and sn is not None and sb.answer is not None and sn.answer is not None:
-        left, right = answer_change(sb.answer, sn.answer)
+    ab, an = _said(sb), _said(sn)
+    if ab is not None and an is not None:
+        left, right = answer_change(ab, an)
     elif sb is not None or sn is not None:
-        left = [{"text": sb.answer or "", "op": "same"}] if sb and sb.answer else None
-        right = [{"text": sn.answer or "", "op": "same"}] if sn and sn.answer else None
+        left = [{"text": ab, "op": "same"}] if ab else None
+        right = [{"text": an, "op": "same"}] if an else None
     q = (d.new.results.questions.get(c.new_id) or d.base.results.questions.get(c.base_id)
-         or (sn.question if sn else "") or "")
+         or sample_question(sn) or "")
     kind = ("became unscored" if c.status == "became_unscored" else "became scored"
             if c.status == "became_scored" else "better" if (c.gain or 0) > 0 else "worse")
     return {"id": sample_name(c),
@@ -202,4 +214,5 @@ def diff_view(d: VersionDiff) -> dict[str, Any]:
            if not m["compared"]],
         "text_notes": list(dict.fromkeys(x for x in (d.base.text_note, d.new.text_note) if x)),
         "notes": notes(d), "tested": d.tested,
+        "pairwise": pairwise_view(d),  # --pairwise: the judge's side-by-side preference
     }

@@ -24,9 +24,15 @@ def test_metric_names_are_never_cut(columns):
     assert "nv_response_groundedness" in names and "context_entity_recall" in names
     run = _metrics(columns=columns)
     assert run.returncode == 0, run.stderr
-    # first cell of each table line, with the "(@k)" parameter and alias lines dropped
-    cells = {m.group(1) for line in run.stdout.splitlines()
-             if (m := re.match(r"│ (\S+)", line))}
+    # first cell of each table line, with the "(@k)" parameter and alias lines dropped;
+    # too narrow for the table (60 columns), the first word of each unindented line
+    lines = run.stdout.splitlines()
+    cells = {m.group(1) for line in lines if (m := re.match(r"│ (\S+)", line))}
+    if columns < 90:
+        assert not cells and "  alias: agent_goal_accuracy_with_reference" in lines
+        cells = {m.group(1) for line in lines if (m := re.match(r"(\w\S*)", line))}
+    else:
+        assert cells, "wide enough for the table"
     for name in names:
         assert name in cells, (columns, name)
     # descriptions are wrapped, not cut with an ellipsis

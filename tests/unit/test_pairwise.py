@@ -28,6 +28,11 @@ def versions(n: int, *, new_better: set[int] | None = None) -> tuple[list[Sample
     return base, new
 
 
+def unchecked(base, new, **kw):
+    """``compare_pairwise`` without the pairwise judge check, so scripts count only the pairs."""
+    return compare_pairwise(base, new, judge_check=False, **kw)
+
+
 def truthful(request):
     """Prefers the answer containing 'good', else the base one; never looks at the letters."""
     a, b = request.inputs["answer_a"], request.inputs["answer_b"]
@@ -38,7 +43,7 @@ def truthful(request):
 def test_both_orders_asked_and_a_truthful_judge_is_consistent():
     base, new = versions(8, new_better={0, 1, 2, 3, 4, 5})
     judge = ScriptedJudge({"pairwise_preference": truthful})
-    r = compare_pairwise(base, new, judge=judge, verdicts="hard", n_resamples=999)
+    r = unchecked(base, new, judge=judge, verdicts="hard", n_resamples=999)
     calls = judge.calls("pairwise_preference")
     assert len(calls) == 16
     # order 1 shows base as A, order 2 new as A; the sample block holds no answer
@@ -52,7 +57,7 @@ def test_both_orders_asked_and_a_truthful_judge_is_consistent():
 def test_always_a_is_inconsistent_never_a_win():
     base, new = versions(6)
     judge = ScriptedJudge({"pairwise_preference": {"reason": "first is best", "verdict": "A"}})
-    r = compare_pairwise(base, new, judge=judge, verdicts="hard", n_resamples=999)
+    r = unchecked(base, new, judge=judge, verdicts="hard", n_resamples=999)
     assert r.counts["inconsistent"] == 6 and r.counts["win"] == r.counts["loss"] == 0
     assert r.position_bias == 1.0
     assert r.hard.value is None and "no consistent pairs" in (r.hard.reason or "")
@@ -71,7 +76,7 @@ def test_soft_verdicts_average_the_two_orders():
         return ScriptedReply({"reason": "r", "verdict": "A" if pa >= 0.5 else "B"},
                              [{"A": pa, "B": 1 - pa, "tie": 0.0}])
     base, new = versions(5)
-    r = compare_pairwise(base, new, judge=ScriptedJudge({"pairwise_preference": biased}),
+    r = unchecked(base, new, judge=ScriptedJudge({"pairwise_preference": biased}),
                          verdicts="soft", n_resamples=999)
     assert r.mode == "soft" and r.soft.value == pytest.approx(0.7)
     assert r.soft.low == pytest.approx(0.7) and r.soft.high == pytest.approx(0.7)
@@ -82,16 +87,16 @@ def test_soft_verdicts_average_the_two_orders():
 def test_all_ties_one_pair_and_no_common_samples():
     base, new = versions(4)
     tie = ScriptedJudge({"pairwise_preference": {"reason": "same", "verdict": "tie"}})
-    r = compare_pairwise(base, new, judge=tie, verdicts="hard", n_resamples=999)
+    r = unchecked(base, new, judge=tie, verdicts="hard", n_resamples=999)
     assert r.counts["tie"] == 4 and r.hard.value == 0.5 and r.hard.ci == (0.5, 0.5)
     assert "no preference shown" in r.sentence()
-    one = compare_pairwise(base[:1], new[:1], judge=ScriptedJudge(
+    one = unchecked(base[:1], new[:1], judge=ScriptedJudge(
         {"pairwise_preference": truthful}), verdicts="hard", n_resamples=999)
     assert one.hard.value == 1.0 and one.hard.ci is None and "no interval" in one.hard.reason
     json.dumps(one.to_dict(), allow_nan=False)
     other = [Sample(id=f"x{i}", question=f"other {i}?", answer="a") for i in range(3)]
     with pytest.raises(DataError, match="no question of"):
-        compare_pairwise(base, other, judge=tie)
+        unchecked(base, other, judge=tie)
 
 
 def test_failed_call_is_unjudged_not_a_loss():
@@ -101,10 +106,10 @@ def test_failed_call_is_unjudged_not_a_loss():
     script = [{"reason": "r", "verdict": "B"}, {"reason": "r", "verdict": "A"},
               JudgeCallError("truncated"), {"reason": "r", "verdict": "A"},
               {"reason": "r", "verdict": "B"}, {"reason": "r", "verdict": "A"}]
-    r = compare_pairwise(base, new, judge=ScriptedJudge({"pairwise_preference": script}),
+    r = unchecked(base, new, judge=ScriptedJudge({"pairwise_preference": script}),
                          verdicts="hard", n_resamples=999)
     assert r.counts == {"win": 2, "loss": 0, "tie": 0, "inconsistent": 0, "unjudged": 1,
-                        "position_following": 0}
+                        "position_following": 0, "identical": 0}
     assert "truncated" in r.pairs[1].error and any("unjudged" in n for n in r.notes)
 
 
@@ -210,6 +215,7 @@ def test_diff_pairwise_on_the_command_line(tmp_path, capsys):
     try:
         code = main(["diff", str(tmp_path / "base.jsonl"), str(tmp_path / "new.jsonl"),
                      "--pairwise", "--judge", "scripted-pairwise", "--verdicts", "hard",
+                     "--no-judge-check",
                      "--resamples", "999", "-o", str(tmp_path / "out")])
     finally:
         unregister_judge_backend("pairwise-test")

@@ -7,11 +7,11 @@ import re
 import jinja2
 import pytest
 
-from localeval.metrics import Judging, parse_metrics, registry
+from localeval.metrics import Judging, parse_metrics, registry, transcript
 from localeval.prompts import renderer as prompting
 from localeval.testing import HashEmbedder
 from localeval.testing.scripted import ScriptedJudge
-from localeval.types import Sample
+from localeval.types import Message, MultiTurnSample, Sample, ToolCall
 
 EN = Sample(id="en", question="When was the first Super Bowl?",
             answer="The first Super Bowl was held on Jan 15, 1967.",
@@ -24,6 +24,12 @@ JA = Sample(id="ja", question="映画『オッペンハイマー』の監督は�
             reference="監督はクリストファー・ノーランです。")
 ZH = Sample(id="zh", question="爱因斯坦是哪一年在哪个国家出生的？", answer="爱因斯坦于1879年出生在西班牙。",
             contexts=["爱因斯坦于1879年出生在德国乌尔姆。"], reference="爱因斯坦于1879年出生在德国。")
+
+# a conversation as the conversation steps get it (localeval.metrics.transcript)
+CONVERSATION = [{"role": "user", "content": "Book a table", "calls": []},
+                {"role": "assistant", "content": "", "calls": ['book {"people": 2}']},
+                {"role": "tool", "content": "booked", "calls": []},
+                {"role": "assistant", "content": "Done.", "calls": []}]
 
 # step -> the per-call inputs a metric passes
 INPUTS = {
@@ -52,7 +58,21 @@ INPUTS = {
     # localeval.pairwise: two answers, contexts shared (None) or one list each
     "pairwise_preference": {"answer_a": "one", "answer_b": "two", "contexts_a": None,
                             "contexts_b": None, "criterion": None},
+    # the conversation steps of localeval.metrics.agents and topics
+    "agent_goal_outcome": {"conversation": CONVERSATION},
+    "agent_goal_compare": {"desired": "a table is booked", "arrived": "no table is booked"},
+    "topic_extraction": {"conversation": CONVERSATION},
+    "topic_refused": {"conversation": CONVERSATION, "topic": "booking"},
+    "topic_classification": {"statements": ["booking"], "reference_topics": ["restaurants"]},
+    "conversation_intentions": {"conversation": CONVERSATION},
+    "conversation_completeness": {"conversation": CONVERSATION, "statements": ["book"]},
+    "turn_relevancy": {"conversation": CONVERSATION},
+    "knowledge_facts": {"conversation": CONVERSATION},
+    "knowledge_retention": {"conversation": CONVERSATION, "statements": ["two people"]},
 }
+CONVERSATION_STEPS = ["agent_goal_outcome", "topic_extraction", "topic_refused",
+                      "conversation_intentions", "conversation_completeness", "turn_relevancy",
+                      "knowledge_facts", "knowledge_retention"]
 FREE_TEXT_STEPS = ["statements", "faithfulness_verdicts", "noise_verdicts", "answer_relevancy",
                    "context_precision", "context_utilization", "context_recall",
                    "answer_correctness"]
@@ -177,3 +197,36 @@ def test_spec_string_builds_all_judge_metrics():
                        "nv_answer_accuracy,nv_response_groundedness,semantic_similarity:threshold=0.8")
     assert [m.name for m in ms][-1] == "answer_similarity"
     assert ms[-1].threshold == 0.8
+
+
+def test_a_conversation_is_rendered_turn_by_turn_and_takes_its_language_from_user_turns():
+    conv = MultiTurnSample(id="c", messages=[
+        Message("system", "Be brief."), Message("user", "明日19時に2名で予約して"),
+        Message("assistant", "", [ToolCall("book_table", {"people": 2, "time": "19:00"})]),
+        Message("tool", "予約番号 A12"), Message("assistant", "予約しました。")])
+    assert prompting.sample_language(conv, "auto") == "ja"
+    assert prompting.sample_language(conv, "en") == "en"
+    user = prompting.render("agent_goal_outcome", conv, lang="ja",
+                            conversation=transcript(conv))[0][1]["content"]
+    assert ("# Conversation\nSystem: Be brief.\nHuman: 明日19時に2名で予約して\nTools:\n"
+            '  book_table {"people": 2, "time": "19:00"}\nToolOutput: 予約番号 A12\n'
+            "AI: 予約しました。\n") in user
+    assert user.index("# Conversation") < user.index("# Task") and "in Japanese" in user
+
+
+def test_the_conversation_part_changes_only_the_versions_of_the_steps_that_include_it(
+        monkeypatch):
+    before = {s: prompting.prompt_version(s) for s in INPUTS}
+    source = prompting._source
+
+    def edited(name):
+        return source(name) + ("\nchanged" if name == "_part_conversation.j2" else "")
+
+    monkeypatch.setattr(prompting, "_source", edited)
+    prompting.prompt_version.cache_clear()
+    try:
+        after = {s: prompting.prompt_version(s) for s in INPUTS}
+    finally:
+        prompting.prompt_version.cache_clear()
+    changed = {s for s in INPUTS if before[s] != after[s]}
+    assert changed == set(CONVERSATION_STEPS)

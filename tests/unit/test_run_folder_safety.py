@@ -8,6 +8,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from run_util import ROWS
+from run_util import write_rows as _data
 
 import localeval
 from localeval.cli.app import main
@@ -15,14 +17,6 @@ from localeval.errors import UsageError
 from localeval.testing.scripted import ScriptedJudge
 
 OLD = Path(__file__).resolve().parents[1] / "data" / "predecessor"
-ROWS = [{"id": f"r{i}", "question": f"Q{i}?", "answer": f"the answer is {i}",
-         "contexts": [f"context {i}"], "reference": f"the answer is {i} indeed"}
-        for i in range(5)]
-
-
-def _data(path: Path, rows=ROWS) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    return path
 
 
 def _files(folder: Path) -> dict[str, bytes]:

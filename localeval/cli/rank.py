@@ -1,0 +1,134 @@
+"""``localeval rank V1 V2 V3 ...``: which of several versions is best? Pairwise judging, ranked.
+
+The analysis lives in :mod:`localeval.pairwise` (``rank_versions``); this module
+parses the arguments, prints the ranking (or JSON), writes rank.json and says
+where. Exit codes: 0 done, 2 bad input or options, 3 a model error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+__all__ = ["add_rank_parser", "cmd_rank"]
+
+
+def add_rank_parser(sub: argparse._SubParsersAction) -> None:
+    """``localeval rank V1 V2 V3 ...``."""
+    from localeval.cli.run import add_judge_options
+
+    p = sub.add_parser(
+        "rank", help="which of several versions is best? judge their answers two by two and "
+                     "rank them (Bradley-Terry)",
+        description="Rank versions of a pipeline on the questions they share: the judge "
+                    "(--judge) compares every two versions' answers to each question, in "
+                    "both orders; Bradley-Terry strengths with 95% bootstrap intervals over "
+                    "questions, and which neighbours cannot be told apart. Writes rank.json. "
+                    "Exit codes: 0 done, 2 bad input or options, 3 a model error.")
+    p.add_argument("versions", nargs="+", metavar="VERSION",
+                   help="two or more versions: localeval run directories or results.jsonl "
+                        "(with --data), RAGAS exports or data sets with answers "
+                        "(.csv/.json/.jsonl)")
+    p.add_argument("--data", action="append", metavar="FILE",
+                   help="the data set a version evaluated ('example' for the bundled one), "
+                        "once per version in the same order ('-' for a version that needs "
+                        "none): run folders record scores, not answers")
+    p.add_argument("--names", metavar="A,B,C",
+                   help="comma-separated names of the versions (default: their folder or "
+                        "file names)")
+    g = add_judge_options(p)
+    g.add_argument("--criterion", metavar="TEXT",
+                   help="what 'better' means (default: answers the question better while "
+                        "staying faithful to the contexts)")
+    g.add_argument("--criteria-file", metavar="FILE",
+                   help="take the criterion from a metrics TOML file: an aspect_critic "
+                        "table's definition or a geval table's criteria")
+    g.add_argument("--criterion-name", metavar="NAME",
+                   help="the table of --criteria-file to use (needed when it has several)")
+    g.add_argument("--no-judge-check", action="store_true",
+                   help="skip the known-answer pairwise judge check (a right answer against a "
+                        "hallucinated one, both orders, 20 calls)")
+    g.add_argument("--cache", help="judge cache file, as for localeval run (default: "
+                   "$LOCALEVAL_CACHE or ~/.cache/localeval/cache.sqlite)")
+    g.add_argument("--no-cache", action="store_true", help="do not read or write the judge cache")
+    p.add_argument("--resamples", type=int, default=9999,
+                   help="bootstrap resamples of the questions (default %(default)s)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true", help="print rank.json to stdout")
+    p.add_argument("-o", "--out", default="localeval-rank",
+                   help="where rank.json goes (default %(default)s)")
+    p.set_defaults(func=cmd_rank)
+
+
+def _criterion(args: argparse.Namespace) -> tuple[str | None, str | None]:
+    """(criterion, where it came from), checked before any work."""
+    from localeval.errors import UsageError
+
+    if args.criterion_name is not None and args.criteria_file is None:
+        raise UsageError("--criterion-name picks a table of --criteria-file: give the file")
+    if args.criteria_file is None:
+        return args.criterion, None
+    if args.criterion is not None:
+        raise UsageError("give the criterion as --criterion TEXT or from --criteria-file, "
+                         "not both")
+    from localeval.pairwise import criterion_from_file
+
+    text, name = criterion_from_file(args.criteria_file, args.criterion_name)
+    return text, f"{args.criteria_file} [{name}]"
+
+
+def _options(args: argparse.Namespace) -> dict[str, Any]:
+    """The checked options as ``rank_versions`` keywords; a UsageError for bad ones."""
+    from localeval.config import check_resamples, check_seed
+    from localeval.errors import UsageError
+
+    if len(args.versions) < 2:
+        raise UsageError(f"rank needs at least two versions, got {len(args.versions)} "
+                         "(three or more give a ranking)")
+    if args.judge is None:
+        raise UsageError("rank needs --judge (a GGUF file, a model name, 'demo' or an "
+                         "http(s):// URL)")
+    data = None
+    if args.data:
+        if len(args.data) != len(args.versions):
+            raise UsageError(f"--data given {len(args.data)} times for {len(args.versions)} "
+                             "versions: give it once per version, in the same order ('-' "
+                             "where a version needs none)")
+        data = [None if d == "-" else d for d in args.data]
+    names = None
+    if args.names is not None:
+        names = [n.strip() for n in args.names.split(",")]
+    check_seed(args.seed, "--seed")
+    check_resamples(args.resamples, "--resamples")
+    criterion, source = _criterion(args)
+    return {"data": data, "names": names, "criterion": criterion,
+            "criterion_source": source, "seed": args.seed, "n_resamples": args.resamples}
+
+
+def cmd_rank(args: argparse.Namespace) -> int:
+    """Judge, rank, print, write rank.json; returns 0."""
+    from pathlib import Path
+
+    from localeval.cli.run import judge_options
+    from localeval.pairwise import rank_lines, rank_versions
+    from localeval.results import atomic_file, dumps_strict, make_output_folder
+
+    kw = _options(args)
+    out = Path(args.out)
+    make_output_folder(out)  # an unusable -o fails before the judge is asked
+    r = rank_versions(args.versions, judge=args.judge, verdicts=args.verdicts,
+                      cache=False if args.no_cache else (args.cache or True),
+                      judge_check=not args.no_judge_check,
+                      judge_options=judge_options(args), **kw)
+    text = dumps_strict(r.to_dict(), indent=2) + "\n"
+    path = out / "rank.json"
+    with atomic_file(path) as f:
+        f.write(text)
+    if args.json:
+        print(text, end="")
+    else:
+        for line in rank_lines(r):
+            print(line)
+    print(f"wrote {path}", file=sys.stderr)
+    return 0
