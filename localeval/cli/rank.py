@@ -120,7 +120,8 @@ def cmd_rank(args: argparse.Namespace) -> int:
     r = rank_versions(args.versions, judge=args.judge, verdicts=args.verdicts,
                       cache=False if args.no_cache else (args.cache or True),
                       judge_check=not args.no_judge_check,
-                      judge_options=judge_options(args), **kw)
+                      judge_options=judge_options(args),
+                      progress=False if args.json else None, **kw)
     text = dumps_strict(r.to_dict(), indent=2) + "\n"
     path = out / "rank.json"
     with atomic_file(path) as f:

@@ -161,7 +161,8 @@ def _pairwise(args: argparse.Namespace, d: Any, criterion: str | None,
                          criterion_source=source, verdicts=args.verdicts, seed=args.seed,
                          cache=False if args.no_cache else (args.cache or True),
                          judge_check=not args.no_judge_check,
-                         judge_options=judge_options(args), **kw)
+                         judge_options=judge_options(args),
+                         progress=False if args.json else None, **kw)
     d.pairwise = r.to_dict()
     gates = [preferred_base_failure(r) if args.fail_if_preferred_base else None,
              unfit_pairwise_failure(r) if args.fail_if_unfit_judge else None]

@@ -13,7 +13,12 @@ from typing import Any, Callable
 
 from localeval.errors import DataError, UsageError
 from localeval.metrics import Judging
-from localeval.pairwise.checking import CHECK_PAIRS, check_pairwise_judge, require_probabilities
+from localeval.pairwise.checking import (
+    CHECK_PAIRS,
+    check_pairwise_judge,
+    progress_bar,
+    require_probabilities,
+)
 from localeval.pairwise.judgement import PairJudgement, identical_pair, same_answers
 from localeval.pairwise.step import OrderReply, ask_order
 from localeval.pairwise.summary import PairwiseResult, summarise
@@ -44,7 +49,8 @@ def compare_pairwise(base: Any, new: Any, *, judge: Any, base_data: Any = None,
                      n_resamples: int = 9999, cache: Any = False,
                      judge_options: dict[str, Any] | None = None,
                      judge_check: bool | int = True, criterion_source: str | None = None,
-                     on_pair: Callable[[int, int], None] | None = None) -> PairwiseResult:
+                     on_pair: Callable[[int, int], None] | None = None,
+                     progress: bool | None = False) -> PairwiseResult:
     """Compare NEW with BASE by asking the judge which answer is better, in both orders.
 
     ``base``/``new``: what ``localeval diff`` reads (a run folder with its data
@@ -57,7 +63,8 @@ def compare_pairwise(base: Any, new: Any, *, judge: Any, base_data: Any = None,
     ``cache``: as ``evaluate``'s (off by default here). ``judge_check``: run
     the known-answer pairwise check first (True: ``checking.CHECK_PAIRS``
     pairs, a number: that many, False: none). Two identical answers (white
-    space aside, same contexts) are a tie without a judge call.
+    space aside, same contexts) are a tie without a judge call. ``progress``: bars
+    over the judge check and the pairs (None: in a terminal, else plain lines in a log).
     """
     strict_soft = verdicts == "soft"
     verdicts = verdicts or "soft"
@@ -79,12 +86,19 @@ def compare_pairwise(base: Any, new: Any, *, judge: Any, base_data: Any = None,
                      "left out")
     fitness = None if judge_check is False else check_pairwise_judge(
         door, pairs=CHECK_PAIRS if judge_check is True else int(judge_check),
-        strict_soft=strict_soft)
+        strict_soft=strict_soft, progress=progress)
     judged = []
-    for i, (b, n) in enumerate(usable):
-        judged.append(ask_pair(door, b, n, criterion=criterion, strict_soft=strict_soft))
-        if on_pair is not None:
-            on_pair(i + 1, len(usable))
+    bar = progress_bar(door, len(usable), progress, "judging pairs", "pairs")
+    try:
+        for i, (b, n) in enumerate(usable):
+            judged.append(ask_pair(door, b, n, criterion=criterion, strict_soft=strict_soft))
+            if bar is not None:
+                bar.update(door.usage)
+            if on_pair is not None:
+                on_pair(i + 1, len(usable))
+    finally:
+        if bar is not None:
+            bar.close()
     notes += probability_notes([p for p in judged if not p.identical], verdicts)
     return summarise(judged, n_resamples=n_resamples, seed=seed, criterion=criterion,
                      notes=notes, judge_check=fitness, criterion_source=criterion_source)

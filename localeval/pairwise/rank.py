@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from localeval.errors import DataError, LocalevalError, UsageError
-from localeval.pairwise.checking import CHECK_PAIRS, check_pairwise_judge
+from localeval.pairwise.checking import CHECK_PAIRS, check_pairwise_judge, progress_bar
 from localeval.pairwise.compare import (
     as_version,
     ask_pair,
@@ -149,7 +149,8 @@ def rank_versions(versions: Sequence[Any], *, judge: Any, data: Sequence[Any] | 
                   n_resamples: int = 9999, cache: Any = False,
                   judge_options: dict[str, Any] | None = None,
                   judge_check: bool | int = True, criterion_source: str | None = None,
-                  on_pair: Callable[[int, int], None] | None = None) -> RankResult:
+                  on_pair: Callable[[int, int], None] | None = None,
+                  progress: bool | None = False) -> RankResult:
     """Rank three or more versions (two work too) by asking the judge which answer is
     better, every two versions, each question, both orders; Bradley-Terry strengths with
     bootstrap intervals over questions, and which neighbours cannot be told apart.
@@ -159,7 +160,8 @@ def rank_versions(versions: Sequence[Any], *, judge: Any, data: Sequence[Any] | 
     or one entry per version, None where not needed); ``names``: one per version
     (default: from the paths). The rest as for ``compare_pairwise`` (soft verdicts by
     default, hard with a note for a judge without probabilities; ``verdicts="soft"``
-    makes that a ModelError; the known-answer pairwise judge check first).
+    makes that a ModelError; the known-answer pairwise judge check first; ``progress``
+    bars over it and the pairs).
     """
     strict_soft = verdicts == "soft"
     verdicts = verdicts or "soft"
@@ -188,20 +190,27 @@ def rank_versions(versions: Sequence[Any], *, judge: Any, data: Sequence[Any] | 
                      verdicts=verdicts)
     fitness = None if judge_check is False else check_pairwise_judge(
         door, pairs=CHECK_PAIRS if judge_check is True else int(judge_check),
-        strict_soft=strict_soft)
+        strict_soft=strict_soft, progress=progress)
     k = len(loaded)
     couples = list(combinations(range(k), 2))
     judged: dict[tuple[int, int], list[PairJudgement]] = {c: [] for c in couples}
     done, total = 0, len(usable) * len(couples)
-    for row in usable:
-        for i, j in couples:
-            a, b = row[i], row[j]
-            assert a is not None and b is not None
-            judged[(i, j)].append(ask_pair(door, a, b, criterion=criterion,
-                                           strict_soft=strict_soft))
-            done += 1
-            if on_pair is not None:
-                on_pair(done, total)
+    bar = progress_bar(door, total, progress, "judging pairs", "pairs")
+    try:
+        for row in usable:
+            for i, j in couples:
+                a, b = row[i], row[j]
+                assert a is not None and b is not None
+                judged[(i, j)].append(ask_pair(door, a, b, criterion=criterion,
+                                               strict_soft=strict_soft))
+                done += 1
+                if bar is not None:
+                    bar.update(door.usage)
+                if on_pair is not None:
+                    on_pair(done, total)
+    finally:
+        if bar is not None:
+            bar.close()
     every = [p for c in couples for p in judged[c]]
     notes += probability_notes([p for p in every if not p.identical], verdicts)
     pairs = {c: summarise(judged[c], n_resamples=n_resamples, seed=seed, criterion=criterion)

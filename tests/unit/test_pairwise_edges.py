@@ -284,3 +284,27 @@ def test_assert_not_preferred_base_uses_the_same_words():
     with pytest.raises(AssertionError, match="pairwise judge check: UNFIT"):
         assert_not_preferred_base(*better, judge=RandomJudge(0), fail_if_unfit_judge=True,
                                   n_resamples=999)
+
+
+# -- progress -------------------------------------------------------------------------------
+def test_a_long_comparison_shows_its_progress_in_a_log(monkeypatch, capsys):
+    """diff --pairwise and rank ask for minutes with a small judge: piped to a log they
+    print plain progress lines (the judge check's, then the pairs'), as a run does."""
+    import time
+
+    import localeval.run.progress as progress
+
+    monkeypatch.setattr(progress, "PLAIN_INTERVAL", 0.01)
+
+    class Slow(OracleJudge):
+        def ask(self, request):
+            time.sleep(0.02)
+            return super().ask(request)
+
+    base, new = _grounded(4)
+    compare_pairwise(base, new, judge=Slow(), judge_check=2, n_resamples=99, progress=None)
+    err = capsys.readouterr().err
+    assert "localeval: pairwise judge check " in err and "/4 orders" in err
+    assert "localeval: judging pairs " in err and "/4 pairs" in err and "calls " in err
+    compare_pairwise(base, new, judge=Slow(), judge_check=2, n_resamples=99)  # default: none
+    assert "localeval:" not in capsys.readouterr().err

@@ -42,8 +42,9 @@ result = evaluate(EvaluationDataset(samples=[sample]),
 
 
 @pytest.fixture(autouse=True)
-def _no_cache(monkeypatch):
-    monkeypatch.setenv("LOCALEVAL_CACHE", "off")
+def _no_cache(monkeypatch, tmp_path):
+    # a cache of the test's own (LOCALEVAL_CACHE names a file: "off" would be one)
+    monkeypatch.setenv("LOCALEVAL_CACHE", str(tmp_path / "cache.sqlite"))
     monkeypatch.setenv("LOCALEVAL_JUDGE_CHECK", "0")
     reset()
     yield
