@@ -36,9 +36,22 @@ __all__ = ["Cache", "CacheError", "default_cache_path", "text_key", "judge_label
 T = TypeVar("T")
 
 
+#: What a user may write meaning "no cache"; as a file name it would be a surprise file.
+_OFF_WORDS = frozenset({"0", "off", "false", "no", "none", "disable", "disabled"})
+
+
 def default_cache_path() -> Path:
-    """``$LOCALEVAL_CACHE`` if set, else ``~/.cache/localeval/cache.sqlite``."""
+    """``$LOCALEVAL_CACHE`` if set, else ``~/.cache/localeval/cache.sqlite``.
+
+    The variable names a file; ``LOCALEVAL_CACHE=off`` (or 0, false, none...) is
+    refused with the ways to switch the cache off, rather than creating a cache file
+    called ``off`` in the working folder.
+    """
     env = os.environ.get("LOCALEVAL_CACHE")
+    if env and env.strip().lower() in _OFF_WORDS:
+        raise UsageError(f"LOCALEVAL_CACHE={env!r} names the cache file, it cannot switch "
+                         "the cache off: use --no-cache (localeval run, diff, judge check) "
+                         "or cache=False from Python, or give LOCALEVAL_CACHE a file path")
     if env:
         return Path(env)
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")

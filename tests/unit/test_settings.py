@@ -106,3 +106,20 @@ def test_localeval_models_reaches_embedder_name(tmp_path, monkeypatch, capsys):
     assert code == 0, capsys.readouterr().err
     summary = json.loads((tmp_path / "o" / "summary.json").read_text())
     assert "myemb" in json.dumps(summary["signature"]["embedder"])
+
+
+@pytest.mark.parametrize("value", ["off", "0", "False", " none "])
+def test_localeval_cache_off_is_refused_not_made_a_file(tmp_path, monkeypatch, capsys, value):
+    """LOCALEVAL_CACHE names the cache file; a word meaning "off" would become a file of
+    that name in the working folder, so it is a usage error naming the ways out."""
+    from localeval.cli.app import main
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("LOCALEVAL_CACHE", value)
+    data = tmp_path / "d.jsonl"
+    data.write_text('{"id": "a", "answer": "x", "reference": "x"}\n', encoding="utf-8")
+    assert main(["run", str(data), "-m", "rougeL", "-o", "out"]) == 2
+    err = capsys.readouterr().err
+    assert f"LOCALEVAL_CACHE={value!r} names the cache file" in err and "--no-cache" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.jsonl", "out"]
+    assert main(["run", str(data), "-m", "rougeL", "-o", "out", "--no-cache"]) == 0
