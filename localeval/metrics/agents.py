@@ -45,7 +45,7 @@ from localeval.metrics.degenerate import DECIDED, is_blank
 from localeval.metrics.model_access import Judging
 from localeval.metrics.schemas import CriterionVerdict, reason_room, with_reason
 from localeval.metrics.specs import register
-from localeval.metrics.steps import reason_of, verdict_values
+from localeval.metrics.steps import judged_verdict
 from localeval.types import MultiTurnSample, Sample, Score
 
 __all__ = ["AgentGoalAccuracy", "AgentGoalAccuracyWithoutReference", "GoalOutcome",
@@ -118,12 +118,8 @@ class _GoalAccuracy(Metric):
         schema = with_reason(CriterionVerdict, reason_room(ctx.reasons))
         reply = ctx.ask("agent_goal_compare", schema, sample, prob_field="verdict",
                         desired=desired, arrived=out.end_state)
-        value = verdict_values([reply.output.verdict], reply.probs)[0]
-        details: dict[str, Any] = {"user_goal": out.user_goal, "end_state": out.end_state,
-                                   "desired_outcome": desired, **reason_of(reply.output),
-                                   "verdict": reply.output.verdict}
-        if reply.probs is not None:
-            details["p_verdict_1"] = round(value, 6)
+        details, value = judged_verdict(reply, user_goal=out.user_goal,
+                                        end_state=out.end_state, desired_outcome=desired)
         return Score(value, details=details)
 
 

@@ -45,7 +45,7 @@ from localeval.metrics.schemas import (
     with_reason,
 )
 from localeval.metrics.specs import register
-from localeval.metrics.steps import verdict_row, verdict_values
+from localeval.metrics.steps import judged_verdict, judged_verdicts
 from localeval.types import MultiTurnSample, Sample, Score
 
 __all__ = ["ConversationCompleteness", "TurnRelevancy", "Intentions", "INTENTION_CHARS",
@@ -93,12 +93,7 @@ class ConversationCompleteness(Metric):
                                  reason_room(ctx.reasons, reason_chars(intentions)))
         reply = ctx.ask("conversation_completeness", schema, sample, prob_field="verdict",
                         conversation=conversation, statements=intentions)
-        items = reply.output.verdicts
-        values = verdict_values([i.verdict for i in items], reply.probs)
-        rows = [verdict_row(i, intention=t) for t, i in zip(intentions, items)]
-        if reply.probs is not None:
-            for r, v in zip(rows, values):
-                r["p_verdict_1"] = round(v, 6)
+        rows, values = judged_verdicts(reply, "intention", intentions)
         return Score(sum(values) / len(values), details={"intentions": rows})
 
 
@@ -134,12 +129,7 @@ class TurnRelevancy(Metric):
         replies = ctx.map(lambda i: ctx.ask(
             "turn_relevancy", schema, sample, prob_field="verdict",
             conversation=rows[max(0, i + 1 - self.window):i + 1]), turns)
-        values = [verdict_values([r.output.verdict], r.probs)[0] for r in replies]
-        details = []
-        for i, r, v in zip(turns, replies, values):
-            row = verdict_row(r.output, turn=i + 1)
-            if r.probs is not None:
-                row["p_verdict_1"] = round(v, 6)
-            details.append(row)
+        judged = [judged_verdict(r, turn=i + 1) for i, r in zip(turns, replies)]
+        values = [v for _, v in judged]
         return Score(sum(values) / len(values), details={"window": self.window,
-                                                         "turns": details})
+                                                         "turns": [row for row, _ in judged]})

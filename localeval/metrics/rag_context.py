@@ -31,7 +31,7 @@ from localeval.metrics.schemas import (
     with_reason,
 )
 from localeval.metrics.specs import register
-from localeval.metrics.steps import verdict_row, verdict_values
+from localeval.metrics.steps import judged_verdict, judged_verdicts
 from localeval.types import Sample, Score
 
 __all__ = [
@@ -61,11 +61,7 @@ class _RankedUsefulness(Metric):
                                             prob_field="verdict", k=k),
                           range(1, len(contexts) + 1))
         for k, reply in enumerate(replies, start=1):
-            out = reply.output
-            value = verdict_values([out.verdict], reply.probs)[0]
-            d = verdict_row(out, context=k)
-            if reply.probs is not None:
-                d["p_verdict_1"] = round(value, 6)
+            d, value = judged_verdict(reply, context=k)
             verdicts.append(d)
             values.append(value)
         return Score(average_precision(values), details={"verdicts": verdicts})
@@ -121,12 +117,7 @@ class ContextRecall(Metric):
         schema = verdicts_schema(len(sentences), reason_room(ctx.reasons, reason_chars(sentences)))
         reply = ctx.ask("context_recall", schema, sample, prob_field="verdict",
                         sentences=sentences)
-        items = reply.output.verdicts
-        values = verdict_values([i.verdict for i in items], reply.probs)
-        rows = [verdict_row(i, statement=s) for s, i in zip(sentences, items)]
-        if reply.probs is not None:
-            for r, v in zip(rows, values):
-                r["p_verdict_1"] = round(v, 6)
+        rows, values = judged_verdicts(reply, "statement", sentences)
         return Score(sum(values) / len(values), details={"classifications": rows})
 
 

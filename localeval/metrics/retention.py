@@ -20,7 +20,7 @@ an empty test).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -30,7 +30,7 @@ from localeval.metrics.degenerate import DECIDED
 from localeval.metrics.model_access import Judging
 from localeval.metrics.schemas import CriterionVerdict, reason_room, with_reason
 from localeval.metrics.specs import register
-from localeval.metrics.steps import verdict_row, verdict_values
+from localeval.metrics.steps import judged_verdict
 from localeval.types import MultiTurnSample, Sample, Score
 
 __all__ = ["KnowledgeRetention", "Facts", "FACT_CHARS", "MAX_FACTS", "NOTHING_TO_RETAIN"]
@@ -86,12 +86,9 @@ class KnowledgeRetention(Metric):
         replies = ctx.map(lambda t: ctx.ask("knowledge_retention", schema, sample,
                                             prob_field="verdict", conversation=rows[:t[0] + 1],
                                             statements=t[1]), turns)
-        values = [verdict_values([r.output.verdict], r.probs)[0] for r in replies]
-        details: list[dict[str, Any]] = []
-        for (i, facts), r, v in zip(turns, replies, values):
-            row = verdict_row(r.output, turn=i + 1, facts=len(facts))
-            if r.probs is not None:
-                row["p_verdict_1"] = round(v, 6)
-            details.append(row)
+        judged = [judged_verdict(r, turn=i + 1, facts=len(facts))
+                  for (i, facts), r in zip(turns, replies)]
+        values = [v for _, v in judged]
         return Score(sum(values) / len(values), details={
-            "facts": [f for fs in facts_of.values() for f in fs], "turns": details})
+            "facts": [f for fs in facts_of.values() for f in fs],
+            "turns": [row for row, _ in judged]})

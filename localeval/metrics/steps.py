@@ -32,6 +32,8 @@ __all__ = [
     "verdict_row",
     "reason_of",
     "verdict_values",
+    "judged_verdict",
+    "judged_verdicts",
 ]
 
 
@@ -71,13 +73,30 @@ def statement_verdicts(ctx: Judging, sample: Sample, step: str, stmts: Sequence[
     schema = verdicts_schema(len(stmts), reason_room(ctx.reasons, reason_chars(stmts)))
     reply = ctx.ask(step, schema, sample,
                     prob_field="verdict" if soft else None, statements=list(stmts), **inputs)
+    return judged_verdicts(reply, "statement", stmts)
+
+
+def judged_verdicts(reply: Any, key: str, judged: Sequence[Any]
+                    ) -> tuple[list[dict[str, Any]], list[float]]:
+    """A verdicts-list reply's details rows (``{key: item, reason, verdict}``, with
+    ``p_verdict_1`` when probabilities came back) and values, one per judged item."""
     verdicts = reply.output.verdicts
     values = verdict_values([v.verdict for v in verdicts], reply.probs)
-    details = [verdict_row(v, statement=s) for s, v in zip(stmts, verdicts)]
+    rows = [verdict_row(v, **{key: item}) for item, v in zip(judged, verdicts)]
     if reply.probs is not None:
-        for d, p in zip(details, values):
-            d["p_verdict_1"] = round(p, 6)
-    return details, values
+        for row, p in zip(rows, values):
+            row["p_verdict_1"] = round(p, 6)
+    return rows, values
+
+
+def judged_verdict(reply: Any, **first: Any) -> tuple[dict[str, Any], float]:
+    """A single-verdict reply's details row (``first``, reason, verdict, and
+    ``p_verdict_1`` when probabilities came back) and its value."""
+    value = verdict_values([reply.output.verdict], reply.probs)[0]
+    row = verdict_row(reply.output, **first)
+    if reply.probs is not None:
+        row["p_verdict_1"] = round(value, 6)
+    return row, value
 
 
 def verdict_row(item: Any, **first: Any) -> dict[str, Any]:
