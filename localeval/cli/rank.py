@@ -17,6 +17,7 @@ __all__ = ["add_rank_parser", "cmd_rank"]
 def add_rank_parser(sub: argparse._SubParsersAction) -> None:
     """``localeval rank V1 V2 V3 ...``."""
     from localeval.cli.run import add_judge_options
+    from localeval.cli.versions import add_pairwise_judge_options
 
     p = sub.add_parser(
         "rank", help="which of several versions is best? judge their answers two by two and "
@@ -38,20 +39,7 @@ def add_rank_parser(sub: argparse._SubParsersAction) -> None:
                    help="comma-separated names of the versions (default: their folder or "
                         "file names)")
     g = add_judge_options(p)
-    g.add_argument("--criterion", metavar="TEXT",
-                   help="what 'better' means (default: answers the question better while "
-                        "staying faithful to the contexts)")
-    g.add_argument("--criteria-file", metavar="FILE",
-                   help="take the criterion from a metrics TOML file: an aspect_critic "
-                        "table's definition or a geval table's criteria")
-    g.add_argument("--criterion-name", metavar="NAME",
-                   help="the table of --criteria-file to use (needed when it has several)")
-    g.add_argument("--no-judge-check", action="store_true",
-                   help="skip the known-answer pairwise judge check (a right answer against a "
-                        "hallucinated one, both orders, 20 calls)")
-    g.add_argument("--cache", help="judge cache file, as for localeval run (default: "
-                   "$LOCALEVAL_CACHE or ~/.cache/localeval/cache.sqlite)")
-    g.add_argument("--no-cache", action="store_true", help="do not read or write the judge cache")
+    add_pairwise_judge_options(g)
     p.add_argument("--resamples", type=int, default=9999,
                    help="bootstrap resamples of the questions (default %(default)s)")
     p.add_argument("--seed", type=int, default=0)
@@ -59,23 +47,6 @@ def add_rank_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--out", default="localeval-rank",
                    help="where rank.json goes (default %(default)s)")
     p.set_defaults(func=cmd_rank)
-
-
-def _criterion(args: argparse.Namespace) -> tuple[str | None, str | None]:
-    """(criterion, where it came from), checked before any work."""
-    from localeval.errors import UsageError
-
-    if args.criterion_name is not None and args.criteria_file is None:
-        raise UsageError("--criterion-name picks a table of --criteria-file: give the file")
-    if args.criteria_file is None:
-        return args.criterion, None
-    if args.criterion is not None:
-        raise UsageError("give the criterion as --criterion TEXT or from --criteria-file, "
-                         "not both")
-    from localeval.pairwise import criterion_from_file
-
-    text, name = criterion_from_file(args.criteria_file, args.criterion_name)
-    return text, f"{args.criteria_file} [{name}]"
 
 
 def _options(args: argparse.Namespace) -> dict[str, Any]:
@@ -101,7 +72,10 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
         names = [n.strip() for n in args.names.split(",")]
     check_seed(args.seed, "--seed")
     check_resamples(args.resamples, "--resamples")
-    criterion, source = _criterion(args)
+    from localeval.pairwise import resolve_criterion
+
+    criterion, source = resolve_criterion(args.criterion, args.criteria_file,
+                                          args.criterion_name)
     return {"data": data, "names": names, "criterion": criterion,
             "criterion_source": source, "seed": args.seed, "n_resamples": args.resamples}
 

@@ -14,7 +14,7 @@ import argparse
 import sys
 from typing import Any
 
-__all__ = ["add_diff_parser", "cmd_diff"]
+__all__ = ["add_diff_parser", "cmd_diff", "add_pairwise_judge_options"]
 
 
 def add_diff_parser(sub: argparse._SubParsersAction) -> None:
@@ -71,26 +71,11 @@ def add_diff_parser(sub: argparse._SubParsersAction) -> None:
                          "preference for NEW with a bootstrap interval and the judge's "
                          "position and length bias (needs both versions' answers: "
                          "--base-data / --new-data for run folders; default soft verdicts)")
-    pw.add_argument("--criterion", metavar="TEXT",
-                    help="with --pairwise: what 'better' means (default: answers the question "
-                         "better while staying faithful to the contexts)")
-    pw.add_argument("--criteria-file", metavar="FILE",
-                    help="with --pairwise: take the criterion from a metrics TOML file (as "
-                         "'localeval run --metrics-file' reads): an aspect_critic table's "
-                         "definition or a geval table's criteria")
-    pw.add_argument("--criterion-name", metavar="NAME",
-                    help="the table of --criteria-file to use (needed when it has several)")
+    add_pairwise_judge_options(pw, when="with --pairwise: ")
     pw.add_argument("--fail-if-preferred-base", action="store_true",
                     help="with --pairwise: exit 1 when the judge prefers BASE beyond the "
                          "interval (the preference for NEW's 95%% interval lies entirely "
                          "below 0.5), or when there is no interval (nothing could be judged)")
-    pw.add_argument("--no-judge-check", action="store_true",
-                    help="with --pairwise: skip the known-answer pairwise judge check (a "
-                         "right answer against a hallucinated one, both orders, 20 calls)")
-    pw.add_argument("--cache", help="judge cache file, as for localeval run (default: "
-                    "$LOCALEVAL_CACHE or ~/.cache/localeval/cache.sqlite)")
-    pw.add_argument("--no-cache", action="store_true",
-                    help="do not read or write the judge cache")
     p.add_argument("--resamples", type=int, default=None,
                    help="bootstrap resamples, and random sign vectors of the randomization "
                         "test from 21 to 99 pairs (default 9999)")
@@ -99,6 +84,28 @@ def add_diff_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--out", default="localeval-diff",
                    help="where diff.json, diff.md and diff.html go (default %(default)s)")
     p.set_defaults(func=cmd_diff)
+
+
+def add_pairwise_judge_options(g: Any, *, when: str = "") -> None:
+    """What ``diff --pairwise`` and ``rank`` share: the criterion (text, or a table of a
+    metrics TOML file), the pairwise judge check and the judge cache. ``when``: the
+    condition the help names first (``with --pairwise: ``)."""
+    g.add_argument("--criterion", metavar="TEXT",
+                   help=f"{when}what 'better' means (default: answers the question better "
+                        "while staying faithful to the contexts)")
+    g.add_argument("--criteria-file", metavar="FILE",
+                   help=f"{when}take the criterion from a metrics TOML file (as 'localeval "
+                        "run --metrics-file' reads): an aspect_critic table's definition or "
+                        "a geval table's criteria")
+    g.add_argument("--criterion-name", metavar="NAME",
+                   help="the table of --criteria-file to use (needed when it has several)")
+    g.add_argument("--no-judge-check", action="store_true",
+                   help=f"{when}skip the known-answer pairwise judge check (a right answer "
+                        "against a hallucinated one, both orders, 20 calls)")
+    g.add_argument("--cache", help="judge cache file, as for localeval run (default: "
+                   "$LOCALEVAL_CACHE or ~/.cache/localeval/cache.sqlite)")
+    g.add_argument("--no-cache", action="store_true",
+                   help="do not read or write the judge cache")
 
 
 def _thresholds(specs: list[str] | None) -> tuple[float, dict[str, float]]:
