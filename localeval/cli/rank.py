@@ -38,7 +38,7 @@ def add_rank_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--names", metavar="A,B,C",
                    help="comma-separated names of the versions (default: their folder or "
                         "file names)")
-    g = add_judge_options(p)
+    g = add_judge_options(p, verdicts="soft; hard for a judge without probabilities")
     add_pairwise_judge_options(g)
     p.add_argument("--resamples", type=int, default=9999,
                    help="bootstrap resamples of the questions (default %(default)s)")

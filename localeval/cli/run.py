@@ -175,8 +175,10 @@ def non_negative_float(text: str) -> float:
     return value
 
 
-def add_judge_options(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
-    """The options that name and load a judge, shared by ``run`` and ``judge check``."""
+def add_judge_options(p: argparse.ArgumentParser,
+                      verdicts: str = "$LOCALEVAL_VERDICTS or hard") -> argparse._ArgumentGroup:
+    """The options that name and load a judge, shared by the commands that ask one;
+    ``verdicts``: what ``--verdicts`` defaults to there."""
     g = p.add_argument_group("judge")
     g.add_argument("--judge", help="'demo' (the small bundled demo judge: shows the pipeline, "
                    "its scores are not evidence), a name from 'localeval models list' (e.g. "
@@ -203,7 +205,7 @@ def add_judge_options(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
                         "none: no guesses (default: auto)")
     g.add_argument("--verdicts", choices=["hard", "soft"],
                    help="soft: binary verdicts become P(yes) from the judge's logits "
-                        "(default: $LOCALEVAL_VERDICTS or hard)")
+                        f"(default: {verdicts})")
     return g
 
 

@@ -64,7 +64,8 @@ def add_diff_parser(sub: argparse._SubParsersAction) -> None:
                    help="labels of NEW's rows, on the same rows as --labels-base")
     from localeval.cli.run import add_judge_options
 
-    pw = add_judge_options(p)
+    pw = add_judge_options(p, verdicts="soft with --pairwise; hard for a judge without "
+                           "probabilities")
     pw.add_argument("--pairwise", action="store_true",
                     help="also ask the judge (--judge) which answer is better, pair by pair, "
                          "in both orders: wins, losses, ties, inconsistent pairs, the "
