@@ -313,7 +313,7 @@ def compare(a: ResultSet, b: ResultSet, *, metrics: Sequence[str] | Mapping[str,
     al = align(a, b, how=align_by)
     chosen, only_a, only_b = _metric_pairs(a, b, metrics, pairs)
     rows: list[MetricAgreement] = []
-    fitness = (side_fitness("A", a.judge_fitness), side_fitness("B", b.judge_fitness))
+    fitness = (side_fitness("A", a.fitness), side_fitness("B", b.fitness))
     caveat = agreement_caveat(*fitness)
     for ma, mb in chosen:
         xs, ys, ids, b_ids = [], [], [], []

@@ -256,7 +256,7 @@ def validate(result: ResultSet | str | Path, labels: Labels | str | Path, *,
             raise UsageError(f"metric {m!r} is not in {rs.source}; it has: "
                              + ", ".join(rs.metrics))
     out = Validation(rs.name, rs.source, lab.source, al, n_boot, seed, threshold=threshold,
-                     fitness=side_fitness(rs.name, rs.judge_fitness))
+                     fitness=side_fitness(rs.name, rs.fitness))
     if lab.binary:
         out.unlabelled = sum(1 for _, lid in al.pairs if lid not in lab.binary)
         for m in chosen:

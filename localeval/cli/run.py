@@ -258,7 +258,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         record_gates(args.out, result.summary, gates.given, failed, warn)
     _print_summary(result.summary, args)
     if args.dataset == EXAMPLE:
-        info(_example_next_steps(result.summary, args))
+        info(_example_next_steps(result.record, args))
     for line in failed:
         print(f"localeval: gate failed: {line}", file=sys.stderr)
     return 1 if failed else 0
@@ -303,12 +303,12 @@ def _out_dir(args: argparse.Namespace, info: Any) -> Any:
     return RunFolders(Path(RUNS_ROOT), on_chosen=chosen)
 
 
-def _example_next_steps(summary: dict[str, Any], args: argparse.Namespace) -> str:
+def _example_next_steps(record: Any, args: argparse.Namespace) -> str:
     """After the bundled example: how to run all of it, and how to use a real judge."""
-    sub = (summary.get("signature") or {}).get("subset")
-    full = (f"this was {sub['kept']} of the example's {sub['of']} samples; all of them: "
+    sub = record.signature.subset if record.signature is not None else None
+    full = (f"this was {sub.kept} of the example's {sub.of} samples; all of them: "
             "`make example FULL=1` or `localeval run example --judge demo`. "
-            if sub and sub["kept"] < sub["of"] else "")
+            if sub and (sub.kept or 0) < (sub.of or 0) else "")
     return (f"{full}Real scores need a real judge: `localeval run example --judge "
             "qwen2.5-7b-instruct-q4_k_m` once it is in models/ (docs/air-gap.md).")
 

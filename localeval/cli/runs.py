@@ -2,7 +2,10 @@
 
 The reading is ``resultsets.find_runs`` (one entry per run folder, a damaged or
 older summary listed with its reason); this module only lays the entries out,
-as a table or, with ``--json``, as the entries' JSON.
+as a table or, with ``--json``, as the entries' JSON. A run whose judge failed
+its judge check (or could not run it) says so in the judge column and beside
+each judged mean ("faithfulness 0.900 (judge unfit)"), where a reader of the
+number sees it; ROUGE, BLEU and retrieval means carry nothing.
 """
 
 from __future__ import annotations
@@ -70,8 +73,7 @@ def runs_table(entries: list[Any]) -> Any:
             run.append("\n" + printable(note), style="dim")
         data = cell(e.dataset_hash[:12] if e.dataset_hash else "–",
                     f"{e.rows} rows" if e.rows is not None else "")
-        t.add_row(when, run, data, cell(e.judge or "–"), cell(*_metric_lines(e) or ["–"]),
-                  _gates(e))
+        t.add_row(when, run, data, _judge(e), cell(*_metric_lines(e) or ["–"]), _gates(e))
     return t
 
 
@@ -84,7 +86,22 @@ def _metric_lines(e: Any) -> list[str]:
     for key, m in e.metrics.items():
         mean = "–" if m.get("mean") is None else f"{m['mean']:.3f}"
         un = m.get("unscored")
-        out.append(f"{key} {mean}" + (f" ({un} unscored)" if un else ""))
+        caveat = e.caveat(key)
+        out.append(f"{key} {mean}" + (f" ({caveat})" if caveat else "")
+                   + (f" ({un} unscored)" if un else ""))
+    return out
+
+
+def _judge(e: Any) -> Any:
+    """The judge, and its judge check's verdict (red when it failed or could not run)."""
+    from rich.text import Text
+
+    from localeval.errors import printable
+
+    out = Text(printable(e.judge or "–"))
+    if e.check:
+        bad = e.fitness is not None and e.fitness.marker is not None
+        out.append("\n" + printable(e.check), style="red" if bad else "dim")
     return out
 
 

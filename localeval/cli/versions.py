@@ -171,7 +171,7 @@ def _pairwise(args: argparse.Namespace, d: Any, criterion: str | None,
                          judge_check=not args.no_judge_check,
                          judge_options=judge_options(args),
                          progress=False if args.json else None, **kw)
-    d.pairwise = r.to_dict()
+    d.pairwise, d.pairwise_check = r.to_dict(), r.judge_check
     gates = [preferred_base_failure(r) if args.fail_if_preferred_base else None,
              unfit_pairwise_failure(r) if args.fail_if_unfit_judge else None]
     return terminal_lines(r), [g for g in gates if g]

@@ -303,7 +303,7 @@ def estimate(run: str | Path | ResultSet, labels: str | Path | LabelSet, *,
     else:
         name = "census (every row)" if c.census else "uniform (as stated)"
     out = EstimateResult(c.run.source, c.labels.source, name, c.alignment, level=level,
-                         fitness=side_fitness("run", c.run.judge_fitness),
+                         fitness=side_fitness("run", c.run.fitness),
                          judged=[m for m in c.metrics if metric_models(m)[0]])
     if out.judge_failed:
         out.notes.append(estimate_note(out.fitness))

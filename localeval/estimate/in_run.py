@@ -61,7 +61,12 @@ def run_corrections(run: str | Path | ResultSet | Iterable[Mapping[str, Any]],
     if judge_check is not None:
         from dataclasses import replace
 
-        rs = replace(rs, judge_fitness={**rs.judge_fitness, "judge_check": dict(judge_check)})
+        from localeval.results import JudgeFitness
+
+        # the check the run just took, read as a record reads it; the health kept
+        fitness = replace(JudgeFitness.of_sections(judge_check, None),
+                          warnings=rs.fitness.warnings)
+        rs = replace(rs, fitness=fitness)
     r = estimate(rs, labels, metrics=metrics, random_draw=random_draw, scale=scale,
                  reference=reference)
     out: CorrectedSection = {"labels": r.labels, "draw": r.draw, "level": r.level,

@@ -29,7 +29,14 @@ from localeval.estimate.sheet import (
 )
 from localeval.estimate.uncertainty import run_uncertainty
 from localeval.report import code_span, escape_markdown, sample_question
-from localeval.results import atomic_file, content_fields, dumps_strict, make_output_folder
+from localeval.results import (
+    RESULTS_FILE,
+    SUMMARY_FILE,
+    atomic_file,
+    content_fields,
+    dumps_strict,
+    make_output_folder,
+)
 from localeval.resultsets import ResultSet, align, load_result_set
 
 __all__ = ["render_estimate", "estimate_markdown", "estimate_dict", "write_estimate",
@@ -123,9 +130,9 @@ def _inputs(r: EstimateResult) -> list[Path]:
     out = []
     for name in (r.run, r.labels):
         p = Path(name)
-        out += [p, p / "results.jsonl", p / "summary.json"] if p.is_dir() else [p]
-        if p.name == "results.jsonl":
-            out.append(p.with_name("summary.json"))
+        out += [p, p / RESULTS_FILE, p / SUMMARY_FILE] if p.is_dir() else [p]
+        if p.name == RESULTS_FILE:
+            out.append(p.with_name(SUMMARY_FILE))
     return out
 
 
@@ -174,8 +181,8 @@ def _samples(rs: ResultSet, dataset: Any) -> dict[str, Any]:
 def _sheet_inputs(run: str | Path, dataset: Any) -> list[Path]:
     """Every file ``label-sheet`` reads: the run's results and summary, the dataset."""
     p = Path(run)
-    out = [p / "results.jsonl", p / "summary.json"] if p.is_dir() else [p, p.with_name(
-        "summary.json")]
+    out = [p / RESULTS_FILE, p / SUMMARY_FILE] if p.is_dir() else [p, p.with_name(
+        SUMMARY_FILE)]
     if isinstance(dataset, (str, os.PathLike)):
         d = Path(dataset)
         out += [f for f in d.rglob("*") if f.is_file()] if d.is_dir() else [d]

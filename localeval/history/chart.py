@@ -3,12 +3,14 @@
 The page must open offline under a Content-Security-Policy that allows only
 its own stylesheet and script, so the chart is markup: one point per run (the
 mean), a vertical bar for its 95% interval, a line through the means, and a
-dashed vertical line numbered where the scoring set-up changed. Colours and
-strokes come from classes in ``history.css`` (a ``style`` attribute would be
-blocked by the policy). Every text (run names come from users) is escaped
-here with ``html.escape``; the page inserts the result unescaped. Strings are
-joined by hand because a thousand runs times a few metrics are drawn per page,
-and a template per point was the slow part.
+dashed vertical line numbered where the scoring set-up changed. The point of a
+run whose judge failed its judge check is drawn hollow and red, and its
+tooltip says "judge unfit" (``HistoryRun.caveat``: judged metrics only).
+Colours and strokes come from classes in ``history.css`` (a ``style``
+attribute would be blocked by the policy). Every text (run names come from
+users) is escaped here with ``html.escape``; the page inserts the result
+unescaped. Strings are joined by hand because a thousand runs times a few
+metrics are drawn per page, and a template per point was the slow part.
 """
 
 from __future__ import annotations
@@ -79,8 +81,11 @@ def trend_svg(metric: str, runs: Sequence[HistoryRun], marks: Sequence[Mark]) ->
             dots.append(f'<line class="ci" x1="{cx}" x2="{cx}" y1="{_num(y(p.low))}" '
                         f'y2="{_num(y(p.high))}"/>')
         ci = f" [{p.low:.3f}, {p.high:.3f}]" if p.low is not None and p.high is not None else ""
-        tip = escape(printable(f"{r.label} · {(r.started or '')[:10]} · {p.mean:.3f}{ci}"))
-        dots.append(f'<circle class="pt" cx="{cx}" cy="{cy}" r="{3 if big else 1.6}">'
+        caveat = r.caveat(metric)
+        said = f" · {caveat}: not evidence" if caveat else ""
+        tip = escape(printable(f"{r.label} · {(r.started or '')[:10]} · {p.mean:.3f}{ci}{said}"))
+        cls, size = ("pt unfit", 3.5 if big else 2.2) if caveat else ("pt", 3 if big else 1.6)
+        dots.append(f'<circle class="{cls}" cx="{cx}" cy="{cy}" r="{size}">'
                     f'<title>{tip}</title></circle>')
     if line:
         lines.append(line)

@@ -7,12 +7,18 @@ same questions share it), else by the data's. A run that records neither (a
 damaged summary, an earlier localeval, an export whose rows cannot be read)
 goes into a group of its own kind, with the reason beside it.
 
-Between consecutive runs of a group, a change of judge, prompts, embedder,
-verdict mode, repeats or language is found by ``versions.signature_notes``,
-the sentences ``localeval diff`` prints, for the set-up each metric uses (a
-change of judge says nothing about ROUGE): a jump of a judged metric there may
-be the judge's, not the pipeline's. A run without a signature (an export)
-cannot be told apart, which is marked too.
+On each metric's chart, between each run with a point and the run before it
+with a point (runs without the metric are passed over: a judge-less run says
+nothing about the judge of a faithfulness trend), a change of judge, prompts,
+embedder, verdict mode, repeats or language is found by the runs' identities
+(``results.Identity.setup_notes``, the sentences ``localeval diff`` prints),
+for the set-up that metric uses (a change of judge says nothing about ROUGE):
+a jump of a judged metric there may be the judge's, not the pipeline's. A run
+without a signature (an export) cannot be told apart, which is marked too.
+
+A judged metric's trend through a run whose judge failed its judge check is
+not evidence; each trend lists those runs (``Trend.unfit``) for the chart and
+the page to say so.
 """
 
 from __future__ import annotations
@@ -32,7 +38,8 @@ NO_VERSION = "No dataset version recorded"
 
 @dataclass
 class Mark:
-    """A change of scoring set-up between run ``index - 1`` and run ``index`` of a group."""
+    """A change of scoring set-up between run ``base`` and run ``index`` of a group: the
+    two nearest runs with a point on the metric's chart (``base`` < ``index``)."""
 
     index: int
     #: 1, 2, ...: the mark's number on the chart and in the list under it
@@ -40,6 +47,7 @@ class Mark:
     #: True when a side records no signature: a change cannot be ruled out
     unknown: bool
     notes: list[str]
+    base: int
 
 
 @dataclass
@@ -48,6 +56,9 @@ class Trend:
 
     metric: str
     marks: list[Mark] = field(default_factory=list)
+    #: the indices of the runs drawn on the chart whose judge failed (or could not run)
+    #: its judge check: a judged metric only, so the trend through them is not evidence
+    unfit: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -99,7 +110,9 @@ def _group(version: str | None, runs: list[HistoryRun], uses: Callable[[str], An
                   + f" {version}), {_rows_text(rows)}")
     g.runs = runs
     metrics = list(dict.fromkeys(k for r in runs for k in r.metrics))
-    g.trends = [Trend(m, _marks(runs, *uses(m))) for m in metrics]
+    g.trends = [Trend(m, _marks(runs, m, *uses(m)),
+                      [i for i, r in enumerate(runs) if r.drawn(m) and r.caveat(m)])
+                for m in metrics]
     for i in range(1, len(runs)):
         a, b = runs[i - 1], runs[i]
         if version is not None and a.diffable is not None and b.diffable is not None:
@@ -113,21 +126,21 @@ def _rows_text(rows: set[int]) -> str:
     return f"{min(rows)} rows" if len(rows) == 1 else f"{min(rows)}–{max(rows)} rows"
 
 
-def _marks(runs: list[HistoryRun], judged: bool, embedded: bool) -> list[Mark]:
-    from localeval.versions import signature_notes
-
+def _marks(runs: list[HistoryRun], metric: str, judged: bool, embedded: bool) -> list[Mark]:
+    """The set-up changes on ``metric``'s chart: each run with a point against the one
+    before it with a point, for the parts of the set-up the metric uses."""
     marks: list[Mark] = []
-    for i in range(1, len(runs)):
-        a, b = runs[i - 1], runs[i]
-        if a.problem or b.problem:
-            continue
-        if not a.signature and not b.signature and a.kind == b.kind == "localeval":
+    drawn = [i for i, r in enumerate(runs) if r.drawn(metric)]
+    for j, i in zip(drawn, drawn[1:]):
+        a, b = runs[j], runs[i]
+        ia, ib = a.identity, b.identity
+        if not ia.recorded and not ib.recorded and a.kind == b.kind == "localeval":
             continue  # two runs that record nothing: said once each, not marked
-        notes, same = signature_notes(a.signature, b.signature, f"'{a.label}'", f"'{b.label}'",
-                                      judged=judged, embedded=embedded)
+        notes, same = ia.setup_notes(ib, f"'{a.label}'", f"'{b.label}'", judged=judged,
+                                     embedded=embedded)
         if not same:
             notes = [n for n in notes if not n.startswith("the test sets differ")] or notes
-            marks.append(Mark(i, len(marks) + 1, not (a.signature and b.signature), notes))
+            marks.append(Mark(i, len(marks) + 1, not (ia.recorded and ib.recorded), notes, j))
     return marks
 
 

@@ -4,9 +4,12 @@ One self-contained HTML file, built like the run report and the diff page:
 the report's stylesheet and script plus ``history.css``, Jinja2 with
 autoescape (run names, tags and folders come from users), and the same
 Content-Security-Policy (our own style and script only, by hash; no URL
-anywhere). The charts are ``chart.trend_svg``'s SVG. Links to each run's
-report.html and to the diff pages are relative to the page, so a folder of
-runs and its page can be moved or zipped together.
+anywhere). The charts are ``chart.trend_svg``'s SVG. A run whose judge failed
+its judge check is marked where its judged numbers are shown (its chart points,
+its table row: "judge unfit"), and a judged trend through such a run is
+captioned "not evidence"; ROUGE, BLEU and retrieval trends never are. Links to
+each run's report.html and to the diff pages are relative to the page, so a
+folder of runs and its page can be moved or zipped together.
 
 Large histories stay small: every run is in every trend, but a group's table
 lists its newest ``max_rows`` runs, with a note naming ``localeval runs`` for
@@ -111,9 +114,10 @@ def _view(h: History, max_rows: int, markup: Any) -> dict[str, Any]:
     for gi, g in enumerate(h.groups):
         trends = [{"metric": printable(t.metric), "svg": markup(trend_svg(t.metric, g.runs, t.marks)),
                    "marks": [{"number": m.number, "unknown": m.unknown,
-                              "between": f"{printable(g.runs[m.index - 1].label)} → "
+                              "between": f"{printable(g.runs[m.base].label)} → "
                                          f"{printable(g.runs[m.index].label)}",
-                              "notes": [printable(n) for n in m.notes]} for m in t.marks]}
+                              "notes": [printable(n) for n in m.notes]} for m in t.marks],
+                   "not_evidence": _not_evidence(g, t.unfit)}
                   for t in g.trends]
         marked = {m.index: [] for t in g.trends for m in t.marks}  # type: dict[int, list[str]]
         for t in g.trends:
@@ -128,7 +132,23 @@ def _view(h: History, max_rows: int, markup: Any) -> dict[str, Any]:
     return {"folders": [printable(f) for f in h.folders], "groups": groups,
             "n_runs": len(runs), "n_versions": sum(1 for g in h.groups if g.version),
             "n_problems": sum(1 for r in runs if r.problem),
+            "n_unfit": sum(1 for r in runs if r.fitness is not None and r.fitness.marker),
             "max_rows": max_rows}
+
+
+def _not_evidence(g: Group, unfit: list[int]) -> str:
+    """The caption of a judged trend through runs whose judge failed its check ("": none)."""
+    if not unfit:
+        return ""
+    runs = [g.runs[i] for i in unfit]
+    names = [printable(r.label) for r in runs[:8]] + (
+        [f"{len(runs) - 8} more"] if len(runs) > 8 else [])
+    failed = any(r.fitness is not None and r.fitness.failed for r in runs)
+    broken = any(r.fitness is not None and r.fitness.could_not_run for r in runs)
+    what = " or ".join((["failed"] if failed else []) + (["could not run"] if broken else []))
+    return (f"not evidence: the judge {what or 'did not pass'} its judge check on "
+            f"run{'s' if len(runs) != 1 else ''} {', '.join(names)}, so this trend may be "
+            "the judge's, not the pipeline's")
 
 
 def _row(g: Group, i: int, base: Path, diff_dir: Path, marks: list[str],
@@ -148,16 +168,19 @@ def _row(g: Group, i: int, base: Path, diff_dir: Path, marks: list[str],
         ci = (f" [{p.low:.3f}, {p.high:.3f}]" if p.low is not None and p.high is not None
               else "")
         un = f", {p.unscored} unscored" if p.unscored else ""
-        metrics.append({"key": printable(key), "text": f"{mean}{ci}{un}"})
-    gates = r.gates
+        metrics.append({"key": printable(key), "text": f"{mean}{ci}{un}",
+                        "caveat": r.caveat(key) or ""})
+    e = r.entry
+    gates = e.gates
     return {
         "date": (r.started or "–").replace("T", " ").removesuffix("Z"),
-        "file_time": r.dated_by == "file time", "label": printable(r.label),
-        "tags": [printable(f"{k}={v}") for k, v in r.tags.items()],
+        "file_time": e.dated_by == "file time", "label": printable(r.label),
+        "tags": [printable(f"{k}={v}") for k, v in e.tags.items()],
         "source": printable(r.source), "kind": r.kind,
         "report": _href(r.report, base) if r.report else None,
-        "samples": r.samples, "judge": printable(r.judge or "–"),
-        "embedder": printable(r.embedder) if r.embedder else "",
+        "samples": e.samples, "judge": printable(e.judge or "–"),
+        "check": printable(e.check), "check_bad": bool(r.fitness and r.fitness.marker),
+        "embedder": printable(e.embedder) if e.embedder else "",
         "metrics": metrics,
         "gates": None if gates is None else ("passed" if gates["passed"] else
                                              f"failed ({len(gates['failed'])})"),

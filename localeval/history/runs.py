@@ -1,8 +1,12 @@
 """One run as the history shows it: a localeval run folder, or another tool's export.
 
 A localeval run is read by ``resultsets.find_runs`` (one ``RunEntry`` per
-folder, a damaged or older summary with its reason), so the history and
-``localeval runs`` never disagree about what a summary says. An export that
+folder, its record read by ``results``, a damaged or older summary with its
+reason), and the history keeps that entry, so the history and ``localeval
+runs`` never disagree about what a summary says, nor about the judge's
+fitness. A run is titled as every view titles it (``results.run_title``: its
+``--name``, else its folder's name after resolving links, so a run reached
+through ``localeval-out/latest`` is never "latest"). An export that
 ``localeval diff`` reads (ragas, deepeval, a table) is read by
 ``resultsets.load_result_set`` and summarised by ``report.summarize_metrics``,
 the code that writes a run's own means and intervals; it has no signature, so
@@ -20,6 +24,8 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from localeval.errors import LocalevalError, UsageError, printable
+from localeval.results import Identity, JudgeFitness, run_title
+from localeval.resultsets import RunEntry
 
 __all__ = ["MetricPoint", "HistoryRun", "from_entry", "from_export", "parse_added"]
 
@@ -37,39 +43,74 @@ class MetricPoint:
 
 @dataclass
 class HistoryRun:
-    """What the page shows of one run (None: not recorded)."""
+    """What the page shows of one run: its ``RunEntry`` (what ``localeval runs`` lists;
+    an export's is filled in by :func:`from_export`) and what the page adds."""
 
     label: str
-    #: the run folder, or the export's file
-    source: str
+    entry: RunEntry
     #: "localeval", or the export's format ("ragas", "deepeval", "table")
     kind: str = "localeval"
-    started: str | None = None
-    dated_by: str = "summary"
-    tags: dict[str, str] = field(default_factory=dict)
-    testset_hash: str | None = None
-    dataset_hash: str | None = None
-    rows: int | None = None
-    samples: int | None = None
-    judge: str | None = None
-    embedder: str | None = None
-    signature: dict[str, Any] = field(default_factory=dict)
     metrics: dict[str, MetricPoint] = field(default_factory=dict)
-    gates: dict[str, Any] | None = None
-    problem: str | None = None
-    notes: list[str] = field(default_factory=list)
     #: the run's report.html, when there is one
     report: Path | None = None
     #: what ``localeval diff`` reads for this run (None: nothing to compare)
     diffable: Path | None = None
 
     @property
+    def source(self) -> str:
+        """The run folder, or the export's file."""
+        return self.entry.folder
+
+    @property
+    def started(self) -> str | None:
+        return self.entry.started
+
+    @property
+    def problem(self) -> str | None:
+        return self.entry.problem
+
+    @property
+    def notes(self) -> list[str]:
+        return self.entry.notes
+
+    @property
+    def signature(self) -> dict[str, Any]:
+        return self.entry.signature
+
+    @property
+    def testset_hash(self) -> str | None:
+        return self.entry.testset_hash
+
+    @property
+    def rows(self) -> int | None:
+        return self.entry.rows
+
+    @property
     def version(self) -> str | None:
         """The dataset version the history groups by: the test set's, else the data's."""
-        return self.testset_hash or self.dataset_hash
+        return self.entry.testset_hash or self.entry.dataset_hash
+
+    @property
+    def identity(self) -> Identity:
+        """What the run's scores depend on (one that records nothing for an export)."""
+        rec = self.entry.record
+        return rec.identity if rec is not None else Identity(recorded=False)
+
+    @property
+    def fitness(self) -> JudgeFitness | None:
+        return self.entry.fitness
+
+    def caveat(self, metric: str) -> str | None:
+        """"judge unfit" beside a judged metric of a run whose judge failed its check."""
+        return self.entry.caveat(metric)
+
+    def drawn(self, metric: str) -> bool:
+        """The run has a point on ``metric``'s chart."""
+        p = self.metrics.get(metric)
+        return p is not None and p.mean is not None
 
 
-def from_entry(e: Any) -> HistoryRun:
+def from_entry(e: RunEntry) -> HistoryRun:
     """A ``resultsets.RunEntry`` as the history shows it."""
     folder = Path(e.folder)
     metrics = {}
@@ -79,11 +120,7 @@ def from_entry(e: Any) -> HistoryRun:
     report = folder / "report.html"
     results = folder / "results.jsonl"
     return HistoryRun(
-        label=e.name or folder.name or str(folder), source=str(folder), started=e.started,
-        dated_by=e.dated_by, tags=dict(e.tags), testset_hash=e.testset_hash,
-        dataset_hash=e.dataset_hash, rows=e.rows, samples=e.samples, judge=e.judge,
-        embedder=e.embedder, signature=dict(e.signature), metrics=metrics, gates=e.gates,
-        problem=e.problem, notes=list(e.notes),
+        label=run_title(folder, e.record), entry=e, metrics=metrics,
         report=report if report.is_file() else None,
         diffable=folder if e.problem is None and results.is_file() else None)
 
@@ -119,15 +156,16 @@ def from_export(name: str, path: Path) -> HistoryRun:
     with the reason, as a damaged summary is."""
     from localeval.resultsets import load_result_set
 
-    run = HistoryRun(label=name, source=str(path), kind="export", dated_by="file time",
-                     started=_file_time(path), notes=[NO_SIGNATURE])
+    entry = RunEntry(str(path), started=_file_time(path), dated_by="file time",
+                     notes=[NO_SIGNATURE])
+    run = HistoryRun(label=name, entry=entry, kind="export")
     try:
         rs = load_result_set(path)
     except LocalevalError as err:
-        run.problem = f"cannot be read as a ragas or deepeval export: {err}"
+        entry.problem = f"cannot be read as a ragas or deepeval export: {err}"
         return run
     run.kind = rs.format
-    run.samples = len(rs.scores)
+    entry.samples = len(rs.scores)
     run.metrics = _summarise(rs.scores, rs.errors, rs.metrics)
     run.diffable = path
     _hash_inputs(run, path)
@@ -165,7 +203,7 @@ def _hash_inputs(run: HistoryRun, path: Path) -> None:
     except (LocalevalError, ValueError, TypeError):
         run.notes.append("its rows could not be read as a data set: no dataset version")
         return
-    run.dataset_hash, run.testset_hash, run.rows = v.content, v.testset, v.rows
+    run.entry.dataset_hash, run.entry.testset_hash, run.entry.rows = v.content, v.testset, v.rows
 
 
 def _file_time(path: Path) -> str | None:

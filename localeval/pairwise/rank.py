@@ -28,10 +28,11 @@ from localeval.pairwise.compare import (
 from localeval.pairwise.judgement import UNJUDGED, PairJudgement
 from localeval.pairwise.ranking import Ranking, bradley_terry, win_table
 from localeval.pairwise.summary import HIGH_POSITION_BIAS, PairwiseResult, summarise
+from localeval.results import JudgeFitness
 from localeval.resultsets import describe_pairing, pair_versions
 from localeval.types import Sample
 
-__all__ = ["RankResult", "rank_versions", "version_names", "rank_lines"]
+__all__ = ["RankResult", "rank_versions", "version_names", "version_fitness", "rank_lines"]
 
 
 @dataclass
@@ -51,6 +52,14 @@ class RankResult:
     #: the pairwise judge check (``judge_check.PairwiseCheck``, as ``compare_pairwise``
     #: runs it), None when it did not run
     judge_check: Any = None
+    #: each version's own judge fitness, by name, where its run recorded a judge check
+    #: (``version_fitness``); a failed one is marked beside the version's numbers
+    version_fitness: dict[str, JudgeFitness] = field(default_factory=dict)
+
+    def marker(self, name: str) -> str | None:
+        """"judge unfit" beside a version whose run's judge failed its check, else None."""
+        f = self.version_fitness.get(name)
+        return None if f is None else f.marker
 
     def sentence(self) -> str:
         """The ranking in one line, with the judge check's caveat when it did not say fit."""
@@ -66,21 +75,28 @@ class RankResult:
         return sum(p.follows_position for p in judged) / len(judged) if judged else None
 
     def to_dict(self) -> dict[str, Any]:
+        ranking = self.ranking.to_dict()
+        for v in ranking["versions"]:
+            v["judge_caveat"] = self.marker(v["name"])
         return {
             "versions": self.names, "mode": self.mode, "criterion": self.criterion,
             **({"criterion_source": self.criterion_source} if self.criterion_source else {}),
             "judge_check": None if self.judge_check is None else self.judge_check.to_dict(),
-            "ranking": self.ranking.to_dict(), "sentence": self.sentence(),
+            "version_fitness": {n: f.to_dict() for n, f in self.version_fitness.items()},
+            "ranking": ranking, "sentence": self.sentence(),
             "judge_bias": {"position_bias": self.position_bias},
             "pairs": [{"base": self.names[i], "new": self.names[j], **r.to_dict()}
                       for (i, j), r in self.pairs.items()],
             "notes": self.notes}
 
 
-def version_names(sources: Sequence[Any], names: Sequence[str] | None = None) -> list[str]:
-    """One name per version: given, else the folder or file it was read from
-    (``runs/v2`` and ``runs/v2/results.jsonl`` are both "v2"), else v1, v2, ...;
-    a repeated derived name gets ``#2``, a repeated given one is a UsageError."""
+def version_names(sources: Sequence[Any], names: Sequence[str] | None = None,
+                  loaded: Sequence[Any] | None = None) -> list[str]:
+    """One name per version: given, else the run's title for a localeval run (``loaded``:
+    the versions as read; the run's ``--name``, else its folder after resolving links,
+    ``results.run_title``), else the folder or file it was read from (``runs/v2`` and
+    ``runs/v2/results.jsonl`` are both "v2"; an export keeps its file's name), else v1,
+    v2, ...; a repeated derived name gets ``#2``, a repeated given one is a UsageError."""
     if names is not None:
         out = [str(n) for n in names]
         if len(out) != len(sources):
@@ -94,15 +110,32 @@ def version_names(sources: Sequence[Any], names: Sequence[str] | None = None) ->
     out = []
     for k, src in enumerate(sources):
         name = f"v{k + 1}"
+        results: Any = getattr(loaded[k], "results", None) if loaded is not None else None
         if isinstance(src, (str, Path)):
             p = Path(src)
-            name = p.parent.name if p.name == "results.jsonl" and p.parent.name else p.stem
+            if getattr(results, "format", None) == "localeval" and results.name:
+                name = str(results.name)  # resultsets titled it (results.run_title)
+            else:
+                name = p.parent.name if p.name == "results.jsonl" and p.parent.name else p.stem
         elif getattr(getattr(src, "results", None), "name", None):
             name = str(src.results.name)  # a versions.Version
         name, stem, n = name or f"v{k + 1}", name or f"v{k + 1}", 2
         while name in out:
             name, n = f"{stem}#{n}", n + 1
         out.append(name)
+    return out
+
+
+def version_fitness(versions: Sequence[Any], names: Sequence[str]) -> dict[str, JudgeFitness]:
+    """Each version's judge fitness as its run recorded it (``ResultSet.fitness``), by name:
+    the judge that scored the version's run, not the pairwise judge. Versions without a
+    recorded judge check (exports, answers alone) are left out."""
+    out = {}
+    for v, name in zip(versions, names):
+        results = getattr(v, "results", None)
+        fitness = getattr(results, "fitness", None)
+        if isinstance(fitness, JudgeFitness) and fitness.verdict is not None:
+            out[name] = fitness
     return out
 
 
@@ -174,9 +207,14 @@ def rank_versions(versions: Sequence[Any], *, judge: Any, data: Sequence[Any] | 
     if data is not None and len(data) != len(sources):
         raise UsageError(f"{len(data)} data sets for {len(sources)} versions: give one per "
                          "version, in the same order")
-    labels = version_names(sources, names)
-    loaded = [_read(src, None if data is None else data[k], labels[k])
+    labels = version_names(sources, names)  # given names checked before any reading
+    loaded = [_read(src, None if data is None else data[k], labels[k] if names else "")
               for k, src in enumerate(sources)]
+    if names is None:
+        labels = version_names(sources, None, loaded)
+        for v, src, label in zip(loaded, sources, labels):
+            if v is not src:  # a Version the caller passed keeps its own
+                v.results.name = label
     rows, notes = _common(loaded, labels)
     usable = [r for r in rows if all(s is not None and s.answer is not None for s in r)]
     if not usable:
@@ -233,7 +271,8 @@ def rank_versions(versions: Sequence[Any], *, judge: Any, data: Sequence[Any] | 
                      f"({'unjudged' if mode == 'soft' else 'inconsistent or unjudged'})")
     ranking = bradley_terry(labels, win_table(len(usable), k, outcomes),
                             n_resamples=n_resamples, seed=seed)
-    return RankResult(labels, ranking, pairs, mode, notes, criterion, criterion_source, fitness)
+    return RankResult(labels, ranking, pairs, mode, notes, criterion, criterion_source, fitness,
+                      version_fitness(loaded, labels))
 
 
 def _pct(x: float | None) -> str:
@@ -254,8 +293,13 @@ def rank_lines(r: RankResult) -> list[str]:
         s = rk.strengths[n]
         st = ("—" if s.value is None else f"{s.value:+.2f}"
               + (f" [{s.low:+.2f}, {s.high:+.2f}]" if s.ci is not None else ""))
-        lines.append(f"{ranks[n]:<4}  {n:<{width}}  {st:<24}  {won[n]:.1f} / {played[n]:.0f}")
+        mark = r.marker(n)
+        lines.append(f"{ranks[n]:<4}  {n:<{width}}  {st:<24}  {won[n]:.1f} / {played[n]:.0f}"
+                     + (f"  ({mark})" if mark else ""))
     lines.append(r.sentence())
+    lines += [f"  ⚠ {n}: {f.line or f.marker} (the judge that scored this version's run; "
+              "the ranking is the pairwise judge's)" for n, f in r.version_fitness.items()
+              if f.marker]
     lines += [f"  {g.sentence()}" for g in rk.gaps]
     lines.append(f"pairwise ({r.mode} verdicts, both orders, {rk.questions} questions): the "
                  f"judge's verdict followed the position in {_pct(r.position_bias)} of pairs")

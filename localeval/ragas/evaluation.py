@@ -32,6 +32,9 @@ def evaluate(dataset: Any, metrics: Sequence[Any] | None = None, llm: Any = None
     offline (``raise_exceptions``, ``run_config``, ``callbacks``...) are ignored;
     ``column_map`` ({ragas field: your column}) is honoured; the rest go to
     ``localeval.evaluate``.
+
+    When the judge fails its judge check, the result's ``print``, ``to_pandas()``
+    and ``scores`` mark its judged numbers ("judge unfit") besides the warning.
     """
     from localeval.run import evaluate as _evaluate
 

@@ -13,11 +13,15 @@ A judge that failed its judge check (``summary["judge_check"]``) may still score
 A summary entry may say ``"judged": true/false`` itself; otherwise the metric's
 key is looked up in the registry (a metric the registry does not know is a
 user-defined judged metric, AspectCritic and the like, when the run had a judge).
+Both rules are the results layer's (``results.RunRecord``): every view of a run
+reads judged-ness and fitness there.
 """
 
 from __future__ import annotations
 
 from typing import Any, Mapping
+
+from localeval.results import JudgeFitness, record_of
 
 __all__ = ["CI_NOTE", "CI_MARK", "judged_keys", "judge_unfit", "ci_note"]
 
@@ -27,50 +31,22 @@ CI_MARK = "*"
 CI_NOTE = ("* 95% CI of the judge's own average (not of the truth; labels give that: "
            "docs/calibrated-estimates.md)")
 
-#: Judge check verdicts that say nothing against the judge.
-_PASSED = (None, "fit", "unchecked", "skipped")
-
-
-def _head(key: str) -> str:
-    """The metric name in a key: ``answer_correctness:weights=...`` -> ``answer_correctness``."""
-    return key.split(":", 1)[0].split("@", 1)[0].strip()
-
-
-def _had_judge(summary: Mapping[str, Any]) -> bool:
-    sig = summary.get("signature") or {}
-    return bool(summary.get("judge_health") or sig.get("judge")
-                or (summary.get("usage") or {}).get("calls"))
-
 
 def judged_keys(summary: Mapping[str, Any]) -> set[str]:
-    """The keys of ``summary["metrics"]`` whose scores come from a judge."""
-    metrics = summary.get("metrics") or {}
-    if not metrics:
+    """The keys of ``summary["metrics"]`` whose scores come from a judge (the run's record
+    decides, as for every view of a run)."""
+    if not summary.get("metrics"):
         return set()
-    from localeval.metrics import registry
-
-    known = registry()
-    had_judge = _had_judge(summary)
-    out = set()
-    for key, entry in metrics.items():
-        flag = entry.get("judged") if isinstance(entry, Mapping) else None
-        if isinstance(flag, bool):
-            judged = flag
-        else:
-            cls = known.get(_head(str(key)))
-            judged = bool(cls.uses_judge) if cls is not None else had_judge
-        if judged:
-            out.add(key)
-    return out
+    return set(record_of(summary).judged)
 
 
 def judge_unfit(summary: Mapping[str, Any]) -> str | None:
     """The marker for a judge that failed its judge check ("judge unfit", "judge doubtful",
     "judge check error"), or None when it passed or took none."""
-    verdict = (summary.get("judge_check") or {}).get("verdict")
-    if verdict in _PASSED:
-        return None
-    return "judge check error" if verdict == "error" else f"judge {verdict}"
+    if not isinstance(summary.get("metrics"), Mapping):  # not a run's summary: its check alone
+        return JudgeFitness.of_sections(summary.get("judge_check"),
+                                        summary.get("judge_health")).marker
+    return record_of(summary).fitness.marker
 
 
 def ci_note(summary: Mapping[str, Any]) -> str:

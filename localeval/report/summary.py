@@ -49,10 +49,6 @@ def _entry(scores: Sequence[Score], vals: Sequence[float],
     return out
 
 
-def _short(h: str | None, n: int = 12) -> str:
-    return h[:n] if h else "none"
-
-
 def signature(*, version: str, judge: Any = None, embedder: Any = None, seed: int = 0,
               prompts: Mapping[str, str] | None = None, verdicts: str = "hard",
               lang: str = "auto", repeats: int = 1, reasons: str = "full",
@@ -93,29 +89,12 @@ def signature(*, version: str, judge: Any = None, embedder: Any = None, seed: in
 
 def signature_line(sig: Mapping[str, Any]) -> str:
     """``judge:NAME@HASH|prompts:HASH|seed:0|embed:NAME@HASH|verdicts:hard|lang:auto|data:HASH|rows:N|v:X``
-    (sacrebleu style; ``data`` and ``rows`` only where the run recorded them,
-    ``reasons:none`` or ``reasons:short`` only when the judge wrote no or short reasons)."""
-    parts = [
-        f"judge:{sig.get('judge') or 'none'}@{_short(sig.get('judge_fingerprint'))}",
-        f"prompts:{sig.get('prompts_hash') or 'none'}",
-        f"seed:{sig.get('seed')}",
-        f"embed:{sig.get('embedder') or 'none'}@{_short(sig.get('embedder_fingerprint'))}",
-        f"verdicts:{sig.get('verdicts')}",
-        f"lang:{sig.get('lang')}",
-    ]
-    if sig.get("reasons", "full") != "full":  # like repeats: said only when not the default
-        parts.append(f"reasons:{sig['reasons']}")
-    if sig.get("repeats", 1) != 1:
-        parts.append(f"repeats:{sig['repeats']}")
-    if sig.get("dataset_hash"):
-        parts += [f"data:{_short(str(sig['dataset_hash']))}", f"rows:{sig.get('dataset_rows')}"]
-    sub = sig.get("subset")
-    if sub:
-        parts.append(f"limit:{sub['limit']}of{sub['of']}" if "limit" in sub else
-                     f"sample:{sub['sample']}of{sub['of']}@seed{sub['seed']}")
-    parts.append(f"v:{sig.get('localeval')}")
-    return "|".join(parts)
+    (sacrebleu style): ``results.Identity.line``, the one place that writes it; "" for a
+    signature that records nothing or cannot be read."""
+    from localeval.results import Identity
 
+    ident = Identity.of_signature(sig)
+    return ident.line() if ident.recorded else ""
 
 
 def run_label(run: Any) -> str:

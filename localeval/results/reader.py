@@ -8,6 +8,7 @@ from typing import Any, Iterable
 
 from localeval.errors import DataError, os_reason
 from localeval.results.files import RESULTS_FILE, SUMMARY_FILE, whole_lines
+from localeval.results.record import read_record, read_summary_json
 from localeval.results.summary_keys import current_summary
 
 __all__ = ["read_run", "read_summary"]
@@ -34,26 +35,14 @@ def read_run(out_dir: str | os.PathLike[str]) -> tuple[dict[str, Any], list[dict
 def read_summary(out_dir: str | os.PathLike[str], *, run: bool = True) -> dict[str, Any]:
     """``summary.json`` of a run folder, keys under today's names (``current_summary``).
 
-    The one reader of a run's summary (``read_run``, ``localeval runs``, the
-    check of a run's output folder): a missing file, one that is not a JSON object
-    and (``run``) one without a ``metrics`` object are each a DataError naming the
-    file. ``run=False`` returns any JSON object, for a caller that tells a run's
-    summary from another command's (``generate`` writes one too) itself.
+    With ``run`` (the default) the summary is read as a run's record
+    (``record.read_record``: every known field checked, a wrong one named) and its
+    mapping returned. ``run=False`` returns any JSON object, for a caller that tells
+    a run's summary from another command's (``generate`` writes one too) itself.
     """
-    sp = Path(out_dir) / SUMMARY_FILE
-    if not sp.is_file():
-        raise DataError("not found", file=str(sp))
-    from localeval.dataset import loads_strict
-
-    try:
-        summary = loads_strict(sp.read_text(encoding="utf-8"), allow_non_finite=True)
-    except (ValueError, OSError) as e:  # JSONDecodeError, UnicodeDecodeError, nesting
-        raise DataError(f"not valid JSON: {e}", file=str(sp)) from None
-    if not isinstance(summary, dict):
-        raise DataError("not a JSON object", file=str(sp))
-    if run and not isinstance(summary.get("metrics"), dict):
-        raise DataError("no 'metrics' object", file=str(sp))
-    return current_summary(summary)
+    if run:
+        return read_record(out_dir).summary
+    return current_summary(read_summary_json(Path(out_dir) / SUMMARY_FILE))
 
 
 def _read_records(path: Path) -> Iterable[dict[str, Any]]:

@@ -11,6 +11,11 @@ Renamed keys:
   ``judge_health.self_test`` when the process loaded a judge, else as a
   top-level ``judge_self_test``.
 
+Values that were not recorded:
+
+- ``signature.reasons`` (the reason mode): runs before it wrote full reasons,
+  so a signature without it is given ``"full"``.
+
 Reshaped values:
 
 - the intervals of the ``corrected`` section (``run --labels``): older runs
@@ -42,6 +47,9 @@ def current_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
         out["judge_health"] = health
     if old is not None:
         out.setdefault("judge_check", old)
+    sig = out.get("signature")
+    if isinstance(sig, Mapping) and "reasons" not in sig:
+        out["signature"] = {**sig, "reasons": "full"}
     sec = out.get(CORRECTED)
     if isinstance(sec, Mapping) and isinstance(sec.get("metrics"), Mapping):
         metrics = {}

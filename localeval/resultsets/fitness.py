@@ -2,7 +2,8 @@
 
 A localeval run records its judge check (``judge_check``: the judge's result
 on known-answer probe pairs) and its judge health in summary.json; the reader
-keeps both in ``ResultSet.judge_fitness``. A difference of judged scores is
+keeps both, read once by the run's record, in ``ResultSet.fitness``
+(``results.JudgeFitness``). A difference of judged scores is
 only as good as the judges behind them: when either side's judge failed its
 check (verdict doubtful or unfit), or its check could not run, each judged
 metric's verdict carries a plain caveat ("the judge failed its check on
@@ -27,56 +28,55 @@ stays valid, but the judge-only mean is not evidence).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
+
+from localeval.results import FAILED, JudgeFitness
 
 __all__ = ["SideFitness", "side_fitness", "metric_models", "judge_caveat",
            "unfit_judge_failure", "fitness_notes", "FAILED", "failure_text",
            "agreement_caveat", "validation_caveat", "estimate_note", "side_notes"]
 
-#: Judge check verdicts of a judge that failed its check.
-FAILED = ("unfit", "doubtful")
-
 
 @dataclass(frozen=True)
 class SideFitness:
-    """One version's judge fitness, as its run recorded it."""
+    """One side's judge fitness (``results.JudgeFitness``, the one reading of a run's judge
+    check and health) under the name the analysis gives that side."""
 
     side: str
-    #: the judge check's verdict ("fit", "doubtful", "unfit", "error", "skipped",
-    #: "unchecked"), None when the run records no judge check
-    verdict: str | None = None
-    #: the judge check's own line ("judge check: UNFIT: ..."), "" when none
-    line: str = ""
-    #: the run's judge health warnings
-    warnings: tuple[str, ...] = ()
-    #: the summary sections as read (``judge_check``, ``judge_health``)
-    record: Mapping[str, Any] = field(default_factory=dict)
+    fitness: JudgeFitness = field(default_factory=JudgeFitness)
+
+    @property
+    def verdict(self) -> str | None:
+        """The judge check's verdict ("fit", "doubtful", "unfit", "error", "skipped",
+        "unchecked"), None when the run records no judge check."""
+        return self.fitness.verdict
+
+    @property
+    def line(self) -> str:
+        """The judge check's own line ("judge check: UNFIT: ..."), "" when none."""
+        return self.fitness.line
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """The run's judge health warnings."""
+        return self.fitness.warnings
 
     @property
     def failed(self) -> bool:
         """The judge failed its check: its scores are not evidence."""
-        return self.verdict in FAILED
+        return self.fitness.failed
 
     @property
     def could_not_run(self) -> bool:
-        return self.verdict == "error"
+        return self.fitness.could_not_run
 
     def to_dict(self) -> dict[str, Any]:
-        return {"judge_check": self.verdict, "line": self.line, "failed": self.failed,
-                "health_warnings": list(self.warnings)}
+        return self.fitness.to_dict()
 
 
-def side_fitness(side: str, fitness: Mapping[str, Any]) -> SideFitness:
-    """``ResultSet.judge_fitness`` of one side as a :class:`SideFitness`."""
-    check = fitness.get("judge_check")
-    check = check if isinstance(check, Mapping) else {}
-    health = fitness.get("judge_health")
-    health = health if isinstance(health, Mapping) else {}
-    verdict = check.get("verdict")
-    verdict = str(verdict) if verdict is not None else None
-    line = str(check.get("line") or (f"judge check: {verdict}" if verdict else ""))
-    warnings = tuple(str(w) for w in health.get("warnings") or ())
-    return SideFitness(side, verdict, line, warnings, dict(fitness))
+def side_fitness(side: str, fitness: JudgeFitness) -> SideFitness:
+    """One side's :class:`SideFitness`: its set's ``ResultSet.fitness`` under the side's name."""
+    return SideFitness(side, fitness)
 
 
 def metric_models(metric: str) -> tuple[bool, bool]:
@@ -157,13 +157,21 @@ def estimate_note(s: SideFitness) -> str:
             "poorly is only worth fewer labels)")
 
 
+def _restates_check(warning: str) -> bool:
+    """A health warning that only repeats the judge check's verdict (``report.judge_health``
+    adds one for a failed or broken check), which the check's own line already says."""
+    return warning.startswith(("judge check:", "the judge check could not run"))
+
+
 def side_notes(sides: Sequence[SideFitness]) -> list[str]:
-    """Each side's judge check line (or that none is recorded) and its health warnings."""
+    """Each side's judge check line (or that none is recorded) and its other health
+    warnings: each side's check is said once."""
     out = []
     for s in sides:
         out.append(f"{s.side}: {s.line}" if s.line else
                    f"{s.side}: no judge check recorded (nothing shows its judge can do the task)")
-        out += [f"{s.side}: judge health: {w}" for w in s.warnings]
+        out += [f"{s.side}: judge health: {w}" for w in s.warnings
+                if not (s.line and _restates_check(w))]
     return out
 
 
@@ -191,7 +199,8 @@ def unfit_judge_failure(base: SideFitness, new: SideFitness, judged: Sequence[st
             why.append(f"{s.side} records no judge check: nothing shows its judge can do the "
                        "task; --fail-if-unfit-judge needs a judge that passed the judge check")
             continue
-        failure = judge_fit_failure({"judge_check": s.record.get("judge_check") or {}})
+        # the run's own gate, asked of the check as the record read it
+        failure = judge_fit_failure({"judge_check": {"verdict": s.verdict, "line": s.line}})
         if failure:
             why.append(f"{s.side}: {failure}")
     if not why:

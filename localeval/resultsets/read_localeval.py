@@ -1,11 +1,11 @@
 """localeval's own ``results.jsonl`` as a ResultSet: one line per sample, with its scores,
-errors and details, and from the summary.json beside it the run's signature and which
-metrics it recorded as lower-is-better.
+errors and details, and from the summary.json beside it (read as the run's record,
+``results.record_of``) the run's name, signature, judge fitness and which metrics it
+recorded as lower-is-better.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Any, Sequence
@@ -56,31 +56,45 @@ def from_localeval(rows: Sequence[tuple[int, dict[str, Any]]], src: str) -> Resu
 
 
 def add_summary_next_to(rs: ResultSet, results: Path) -> None:
-    """Fill ``rs.signature``, ``rs.directions`` and ``rs.judge_fitness`` from the summary.json
-    beside results.jsonl (left empty when it is absent or unreadable: the scores are still
-    the run's).
+    """Fill ``rs.record``, ``rs.signature``, ``rs.directions``, ``rs.fitness`` and the
+    set's title from the summary.json beside results.jsonl, read as the run's record
+    (``results.record_of``: checked, older summaries upgraded).
 
-    The run writes ``"lower_is_better": true`` in a metric's summary entry when it is and
-    nothing when it is not, so a metric with an entry is recorded either way (a
-    metrics-file metric too, which the registry does not know).
+    The scores are the run's whatever the summary says: an absent summary leaves
+    these empty, and one that cannot be read (damaged, hand-edited) too, with a note
+    in ``rs.notes`` naming the file and the field. A summary without a ``metrics``
+    object (a hand-made one that records only the signature and the judge check) is
+    read with none. The run writes ``"lower_is_better": true`` in a metric's entry
+    when it is and nothing when it is not, so a metric with an entry is recorded
+    either way (a metrics-file metric too, which the registry does not know).
+
+    The title: the run's ``--name``, else its folder's name after resolving links
+    (``results.run_title``: ``localeval-out/latest`` is never titled "latest"); a
+    results file under another name keeps its own unless the run was named.
     """
-    try:
-        summary = json.loads((results.parent / "summary.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return
-    if not isinstance(summary, dict):
-        return
-    sig = summary.get("signature")
-    rs.signature = sig if isinstance(sig, dict) else {}
-    metrics = summary.get("metrics")
-    if isinstance(metrics, dict):
-        rs.directions = {k: v.get("lower_is_better") is True for k, v in metrics.items()
-                         if isinstance(v, dict)}
-    from localeval.results import current_summary  # older spellings of the judge check
+    from localeval.results import SUMMARY_FILE, read_summary, record_of, run_title
 
-    current = current_summary(summary)
-    rs.judge_fitness = {k: dict(current[k]) for k in ("judge_check", "judge_health")
-                        if isinstance(current.get(k), dict)}
+    folder = results.parent
+    record = None
+    if (folder / SUMMARY_FILE).is_file():
+        try:
+            summary = read_summary(folder, run=False)
+            if "metrics" not in summary:
+                summary = {**summary, "metrics": {}}
+            record = record_of(summary, folder / SUMMARY_FILE)
+        except DataError as e:
+            rs.notes.append(f"its summary.json was not read ({e}): no signature or judge "
+                            "check is known for it")
+    if (record is not None and record.name) or results.name == "results.jsonl":
+        rs.name = run_title(folder, record)
+    if record is None:
+        return
+    rs.record = record
+    # as the file holds it (today's keys): what diff.json shows and history compares
+    sig = record.signature
+    rs.signature = sig.model_dump(exclude_unset=True) if sig is not None else {}
+    rs.directions = {k: v.lower_is_better for k, v in record.metrics.items()}
+    rs.fitness = record.fitness
 
 
 def _number(v: Any, src: str, n: int, col: str, unit: str) -> float | None:

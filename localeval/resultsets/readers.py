@@ -26,7 +26,7 @@ from typing import Any
 from localeval.dataset import load_dataset, read_jsonl_rows
 from localeval.errors import DataError
 from localeval.report import sample_question
-from localeval.results import content_fields, whole_lines
+from localeval.results import SUMMARY_FILE, content_fields, whole_lines
 from localeval.resultsets.read_deepeval import from_deepeval, looks_deepeval
 from localeval.resultsets.read_localeval import add_summary_next_to, from_localeval
 from localeval.resultsets.read_ragas import from_table
@@ -55,7 +55,7 @@ def load_result_set(path: str | Path, *, dataset: Any = None, name: str | None =
         else:
             raise DataError("directory has no results.jsonl: pass a localeval run directory "
                             "or a results file", file=str(p))
-    elif p.name == "summary.json" and (p.parent / "results.jsonl").is_file():
+    elif p.name == SUMMARY_FILE and (p.parent / "results.jsonl").is_file():
         p = p.parent / "results.jsonl"
     raw = p.read_bytes()
     if not raw.strip():

@@ -13,9 +13,13 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
 from localeval.errors import DataError
+from localeval.results import JudgeFitness
+
+if TYPE_CHECKING:
+    from localeval.results import RunRecord
 
 __all__ = [
     "ResultSet",
@@ -168,10 +172,16 @@ class ResultSet(Mapping[str, dict[str, "float | None"]]):
     signature: dict[str, Any] = field(default_factory=dict)
     #: metric -> lower is better, as a localeval run's summary.json recorded it ({}: unknown)
     directions: dict[str, bool] = field(default_factory=dict)
-    #: a localeval run's judge fitness from its summary.json ({}: none recorded):
-    #: ``judge_check`` (the judge check's record, older spellings read) and
-    #: ``judge_health`` (the run's health findings), as the summary holds them
-    judge_fitness: dict[str, Any] = field(default_factory=dict)
+    #: a localeval run's judge fitness (its judge check and judge health, as its record
+    #: reads them: ``results.JudgeFitness``); a verdict of None when none is recorded
+    fitness: JudgeFitness = field(default_factory=JudgeFitness)
+    #: a localeval run's record (``results.RunRecord``: its summary.json read and
+    #: checked), None for an export, a set built in memory, or a run whose summary is
+    #: missing or could not be read
+    record: RunRecord | None = None
+    #: what a view should know of how the set was read (a summary.json beside it that
+    #: could not be read), one sentence each
+    notes: list[str] = field(default_factory=list)
     #: "row" or "line": what ``rows`` counts, for messages
     unit: str = "row"
     #: metric -> the column it was read from, where that differs (messages name the file's own)

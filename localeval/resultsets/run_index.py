@@ -2,18 +2,20 @@
 
 ``localeval runs`` lists every run a team has kept (a folder per run, or a tree
 of them), oldest first: when it started, its name and tags, the dataset's version
-and rows, the judge, each metric's mean and unscored count, and the gates'
-outcome. A folder is a run folder when it holds ``results.jsonl``, or a
+and rows, the judge and its judge check, each metric's mean and unscored count
+(with the caveat beside a judged mean whose judge failed its check), and the
+gates' outcome. A folder is a run folder when it holds ``results.jsonl``, or a
 ``summary.json`` with a ``metrics`` object (other commands, ``generate``, write a
 summary.json of their own, which is passed over).
 
-The summary is read by ``results.read_summary`` (keys of older versions under
-today's names), then every field is read for what it is, never trusted: a
-summary that cannot be read is listed with the reason (``problem``); one from an
-earlier localeval, without the dataset hash, the start time or a name, is listed
-with what it has and a note; nothing here raises for a folder's content. Hidden
-folders, ``__pycache__``, ``node_modules`` and ``site-packages`` are not searched,
-and links to folders are not followed.
+Each summary is read as the run's record (``results.record_of``: older keys
+under today's names, every known field checked for its type), so ``runs``,
+``history`` and every other view read a run the same way. Nothing here raises
+for a folder's content: a summary that cannot be read, or whose record is
+damaged, is listed with the reason (``problem``); one from an earlier localeval,
+without the dataset hash, the start time or a name, is listed with what it has
+and a note. Hidden folders, ``__pycache__``, ``node_modules`` and
+``site-packages`` are not searched, and links to folders are not followed.
 """
 
 from __future__ import annotations
@@ -26,17 +28,29 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
 from localeval.errors import DataError, UsageError, printable
-from localeval.results import RESULTS_FILE, read_summary
+from localeval.results import (
+    RESULTS_FILE,
+    SUMMARY_FILE,
+    JudgeFitness,
+    MetricEntry,
+    RunRecord,
+    read_summary,
+    record_of,
+)
 
 __all__ = ["RunEntry", "find_runs", "read_entry"]
 
-_SUMMARY = "summary.json"
 _SKIPPED = frozenset({"__pycache__", "node_modules", "site-packages"})
 
 
 @dataclass
 class RunEntry:
-    """One run folder as ``localeval runs`` lists it (None: not recorded)."""
+    """One run folder as ``localeval runs`` lists it (None: not recorded).
+
+    The fields are what the table and ``--json`` show, taken from the run's
+    record (``record``; None when the summary could not be read, or for an
+    export the history fills in itself).
+    """
 
     folder: str
     started: str | None = None
@@ -64,18 +78,45 @@ class RunEntry:
     problem: str | None = None
     #: what a reader should know: stopped early, a subset, an earlier localeval
     notes: list[str] = field(default_factory=list)
+    #: the run's record, as every view reads it (None: no readable summary)
+    record: RunRecord | None = None
+
+    @property
+    def fitness(self) -> JudgeFitness | None:
+        """The run's judge fitness (None: no record)."""
+        return self.record.fitness if self.record is not None else None
+
+    @property
+    def judged(self) -> frozenset[str]:
+        """The metric keys a judge scored."""
+        return self.record.judged if self.record is not None else frozenset()
+
+    def caveat(self, metric: str) -> str | None:
+        """The marker beside ``metric``'s mean ("judge unfit"), None when it needs none."""
+        return self.record.caveat(metric) if self.record is not None else None
+
+    @property
+    def check(self) -> str:
+        """The judge check's verdict as the tables show it beside the judge ("judge check:
+        UNFIT"); "" without a judge check, or for a judge-less run whose check was skipped."""
+        f = self.fitness
+        if f is None or f.verdict is None or not (self.judge or f.marker):
+            return ""
+        return f"judge check: {f.verdict.upper() if f.failed else f.verdict}"
 
     def to_dict(self) -> dict[str, Any]:
         """The entry as ``localeval runs --json`` prints it."""
+        fitness = self.fitness
         return {"folder": self.folder, "started": self.started, "dated_by": self.dated_by,
                 "name": self.name, "tags": dict(self.tags),
                 "dataset": {"hash": self.dataset_hash, "testset": self.testset_hash,
                             "rows": self.rows},
                 "samples": self.samples, "judge": self.judge, "embedder": self.embedder,
-                "metrics": {k: dict(v) for k, v in self.metrics.items()},
+                "metrics": {k: {**v, "caveat": self.caveat(k)} for k, v in self.metrics.items()},
                 "gates": dict(self.gates) if self.gates is not None else None,
                 "localeval": self.localeval, "signature_line": self.signature_line,
-                "problem": self.problem, "notes": list(self.notes)}
+                "problem": self.problem, "notes": list(self.notes),
+                "judge_fitness": fitness.to_dict() if fitness is not None else None}
 
 
 def find_runs(folders: Iterable[str | os.PathLike[str]]) -> list[RunEntry]:
@@ -103,7 +144,7 @@ def find_runs(folders: Iterable[str | os.PathLike[str]]) -> list[RunEntry]:
 def _run_folders(top: Path) -> Iterator[Path]:
     for dirpath, dirnames, filenames in os.walk(top):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in _SKIPPED)
-        if RESULTS_FILE in filenames or _SUMMARY in filenames:
+        if RESULTS_FILE in filenames or SUMMARY_FILE in filenames:
             yield Path(dirpath)
 
 
@@ -112,66 +153,65 @@ def read_entry(folder: Path) -> RunEntry | None:
     not a run's, and no results.jsonl)."""
     has_results = (folder / RESULTS_FILE).is_file()
     entry = RunEntry(str(folder))
-    if not (folder / _SUMMARY).is_file():
+    if not (folder / SUMMARY_FILE).is_file():
         entry.problem = ("no summary.json: the run stopped before it finished (killed), "
                          "or the file was removed")
         _date_from_file(entry, folder / RESULTS_FILE)
         return entry
-    _date_from_file(entry, folder / _SUMMARY)
+    _date_from_file(entry, folder / SUMMARY_FILE)
     try:
-        summary = read_summary(folder, run=False)
+        summary = read_summary(folder, run=False)  # any JSON object: another command's too
+        if not isinstance(summary.get("metrics"), Mapping):
+            if not has_results:
+                return None
+            entry.problem = "summary.json has no 'metrics' object: not a run's summary"
+            return entry
+        record = record_of(summary, folder / SUMMARY_FILE)
     except DataError as e:
         entry.problem = f"summary.json cannot be read: {_reason(e, folder)}"
         return entry
-    if not isinstance(summary.get("metrics"), Mapping):
-        if not has_results:
-            return None
-        entry.problem = "summary.json has no 'metrics' object: not a run's summary"
-        return entry
-    _fill(entry, summary)
+    _fill(entry, record)
     if not has_results:
         entry.notes.append("no results.jsonl beside summary.json")
     return entry
 
 
-def _fill(e: RunEntry, summary: Mapping[str, Any]) -> None:
-    run = _mapping(summary.get("run"))
-    if isinstance(run.get("started"), str):
-        e.started, e.dated_by = run["started"], "summary"
-    e.name = _text(run.get("name"))
-    e.tags = {str(k): str(v) for k, v in _mapping(run.get("tags")).items()}
-    sig = _mapping(summary.get("signature"))
-    e.signature = dict(sig)
-    e.dataset_hash, e.testset_hash = _text(sig.get("dataset_hash")), _text(sig.get("testset_hash"))
-    e.rows = _count(sig.get("dataset_rows"))
-    e.samples = _count(summary.get("n_samples"))
-    e.judge = _model(sig.get("judge"), sig.get("judge_fingerprint"))
-    e.embedder = _model(sig.get("embedder"), sig.get("embedder_fingerprint"))
-    e.localeval = _text(sig.get("localeval"))
-    e.signature_line = _text(summary.get("signature_line"))
-    for key, m in _mapping(summary.get("metrics")).items():
-        m = _mapping(m)
-        e.metrics[str(key)] = {"mean": _number(m.get("mean")), "n": _count(m.get("n")),
-                               "unscored": _count(m.get("unscored"))}
-        ci = m.get("ci95")
-        bounds = [_number(x) for x in ci] if isinstance(ci, list) and len(ci) == 2 else []
-        if len(bounds) == 2 and bounds[0] is not None and bounds[1] is not None:
-            e.intervals[str(key)] = (bounds[0], bounds[1])
-    gates = _mapping(summary.get("gates"))
-    if isinstance(gates.get("passed"), bool):
-        failed = gates.get("failed")
-        e.gates = {"passed": gates["passed"],
-                   "gates": [str(g) for g in gates.get("gates") or [] if isinstance(g, str)],
-                   "failed": [str(f) for f in failed] if isinstance(failed, list) else []}
-    stop = _mapping(summary.get("interrupted"))
-    if stop:
-        e.notes.append(f"interrupted: {printable(stop.get('finished'))} of "
-                       f"{printable(stop.get('total'))} samples finished")
-    sub = _mapping(sig.get("subset"))
-    if sub:
-        e.notes.append(f"a subset: {printable(sub.get('kept'))} of {printable(sub.get('of'))} "
+def _fill(e: RunEntry, record: RunRecord) -> None:
+    """The entry's fields from the run's (checked) record."""
+    e.record = record
+    model, run, sig = record.model, record.run, record.signature
+    if run is not None:
+        if run.started is not None:
+            e.started, e.dated_by = run.started, "summary"
+        e.name, e.tags = run.name or None, dict(run.tags)
+    if sig is not None:
+        e.signature = sig.model_dump(exclude_unset=True)
+        e.dataset_hash, e.testset_hash = sig.dataset_hash or None, sig.testset_hash or None
+        e.rows, e.localeval = sig.dataset_rows, sig.localeval or None
+        e.judge = _model(sig.judge, sig.judge_fingerprint)
+        e.embedder = _model(sig.embedder, sig.embedder_fingerprint)
+    e.samples = model.n_samples
+    e.signature_line = model.signature_line or None
+    for key, m in record.metrics.items():
+        e.metrics[key] = {"mean": _finite(m.mean), "n": _given(m, "n"),
+                          "unscored": _given(m, "unscored")}
+        low, high = m.ci95 or (None, None)
+        low, high = _finite(low), _finite(high)
+        if low is not None and high is not None:
+            e.intervals[key] = (low, high)
+    if model.gates is not None:
+        g = model.gates
+        e.gates = {"passed": g.passed, "gates": list(g.gates), "failed": list(g.failed)}
+    stop = model.interrupted
+    if stop is not None and stop.model_fields_set:
+        e.notes.append(f"interrupted: {printable(stop.finished)} of "
+                       f"{printable(stop.total)} samples finished")
+    sub = sig.subset if sig is not None else None
+    if sub is not None and sub.model_fields_set:
+        e.notes.append(f"a subset: {printable(sub.kept)} of {printable(sub.of)} "
                        "samples (--limit/--sample)")
-    missing = [what for what, have in (("dataset hash", e.dataset_hash), ("start time", run))
+    missing = [what for what, have in (("dataset hash", e.dataset_hash),
+                                       ("start time", run is not None and run.model_fields_set))
                if not have]
     if missing:
         e.notes.append(f"written by an earlier localeval: no {' or '.join(missing)} recorded")
@@ -190,30 +230,22 @@ def _date_from_file(e: RunEntry, path: Path) -> None:
 def _reason(err: DataError, folder: Path) -> str:
     """The error without the file's name in front (the entry names the folder)."""
     text = str(err)
-    head = f"{folder / _SUMMARY}: "
+    head = f"{folder / SUMMARY_FILE}: "
     return text[len(head):] if text.startswith(head) else text
 
 
-def _mapping(v: Any) -> Mapping[str, Any]:
-    return v if isinstance(v, Mapping) else {}
+def _finite(v: float | None) -> float | None:
+    """A recorded number, None for NaN or an infinity (an earlier run could write them)."""
+    return v if v is not None and math.isfinite(v) else None
 
 
-def _text(v: Any) -> str | None:
-    return v if isinstance(v, str) and v else None
+def _given(m: MetricEntry, key: str) -> int | None:
+    """A count the summary recorded (None where it has none, not the schema's default)."""
+    return getattr(m, key) if key in m.model_fields_set else None
 
 
-def _count(v: Any) -> int | None:
-    return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else None
-
-
-def _number(v: Any) -> float | None:
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        return None
-    return float(v) if math.isfinite(v) else None
-
-
-def _model(name: Any, fingerprint: Any) -> str | None:
+def _model(name: str | None, fingerprint: str | None) -> str | None:
     """``name@fingerprint`` (its first 12 digits), as the signature line writes a model."""
-    if not isinstance(name, str) or not name:
+    if not name:
         return None
-    return f"{name}@{fingerprint[:12]}" if isinstance(fingerprint, str) and fingerprint else name
+    return f"{name}@{fingerprint[:12]}" if fingerprint else name

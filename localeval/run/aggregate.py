@@ -11,7 +11,8 @@ import statistics
 from typing import Any, Mapping, Sequence
 
 from localeval.metrics import Judging, Metric
-from localeval.report import judge_health, signature, signature_line, summarize_metrics
+from localeval.report import judge_health, signature, summarize_metrics
+from localeval.results import new_summary
 from localeval.types import Sample, Score
 
 __all__ = ["build_summary"]
@@ -56,17 +57,12 @@ def build_summary(chosen: Sequence[Metric], scores: Sequence[Mapping[str, Score]
     sig = signature(version=version, judge=judge, embedder=ctx.embedder, seed=seed,
                     prompts=ctx.prompt_versions, verdicts=verdicts, lang=lang, repeats=repeats,
                     reasons=ctx.reasons, subset=subset, data=data)
-    out = {"metrics": metrics, "n_samples": len(scores), "signature": sig,
-           "signature_line": signature_line(sig), **({"run": dict(run)} if run else {}),
-           "usage": ctx.usage.to_dict()}
     judged = [m.key for m in chosen if m.uses_judge]
-    if judged and judge is not None:
-        out["judge_health"] = judge_health(judged, samples, scores, out["usage"], judge_check)
-    if judge_check is not None:
-        out["judge_check"] = dict(judge_check)
-    if notes:
-        out["notes"] = notes
-    return out
+    usage = ctx.usage.to_dict()
+    health = (judge_health(judged, samples, scores, usage, judge_check)
+              if judged and judge is not None else None)
+    return new_summary(metrics=metrics, n_samples=len(scores), signature=sig, run=run,
+                       usage=usage, judge_health=health, judge_check=judge_check, notes=notes)
 
 
 def _repeat_stats(col: Sequence[Score], repeats: int) -> dict[str, Any]:

@@ -53,13 +53,13 @@ def explain(run_dir: str | os.PathLike[str], data: Any, *, ids: Sequence[str] | 
     from localeval.dataset import load_dataset
     from localeval.metrics import parse_metrics
     from localeval.report import EXPLAIN_FILE, write_html_report
-    from localeval.results import atomic_file, dumps_strict, read_run, sample_content
+    from localeval.results import SignatureEntry, atomic_file, dumps_strict, read_run, record_of, sample_content
     from localeval.run.runner import evaluate
 
     tell = on_info or (lambda _msg: None)
     folder = Path(run_dir)
     summary, records = read_run(folder)
-    sig = summary.get("signature") or {}
+    sig = record_of(summary).signature or SignatureEntry()
     chosen, skipped = [], []
     for key in summary.get("metrics") or {}:
         try:
@@ -99,17 +99,18 @@ def explain(run_dir: str | os.PathLike[str], data: Any, *, ids: Sequence[str] | 
     tell(f"asking the judge's reasons for {len(picked)} sample(s): {', '.join(wanted)}")
     res = evaluate(picked, chosen, judge=judge, embedder=embedder, cache=cache,
                    judge_options=judge_options, reasons="full",
-                   verdicts=verdicts or sig.get("verdicts"), lang=sig.get("lang"),
-                   seed=sig.get("seed"),
+                   verdicts=verdicts or sig.verdicts, lang=sig.lang, seed=sig.seed,
                    judge_check=False, progress=progress)
-    if res.summary["signature"].get("judge_fingerprint") != sig.get("judge_fingerprint"):
-        tell(f"the reasons come from {res.summary['signature'].get('judge')}, not the judge "
-             f"that scored the run ({sig.get('judge')}): --judge names the run's judge")
+    asked = record_of(res.summary)
+    now = asked.signature or SignatureEntry()
+    if now.judge_fingerprint != sig.judge_fingerprint:
+        tell(f"the reasons come from {now.judge}, not the judge "
+             f"that scored the run ({sig.judge}): --judge names the run's judge")
     out = folder / EXPLAIN_FILE
     with atomic_file(out) as f:
         for rec in res.records():
             run_scores = by_id[str(rec["id"])].get("scores") or {}
-            line = {"id": rec["id"], "signature_line": res.summary["signature_line"],
+            line = {"id": rec["id"], "signature_line": asked.line(),
                     "metrics": {m.key: {"score": rec["scores"].get(m.key),
                                         "run_score": run_scores.get(m.key),
                                         "details": (rec.get("details") or {}).get(m.key)}

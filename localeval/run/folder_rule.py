@@ -6,12 +6,14 @@ a stopped run resumes: the judge cache answers every call already made, so that
 must keep working. But a run of other data, or scored another way, into the
 folder of an earlier run (the default ``localeval-out`` makes that easy) would
 silently replace it. So, under the folder's lock and before anything is written,
-the new run is compared with the run the folder holds:
+the new run is compared with the run the folder holds, part by part of the run's identity
+(``results.Identity``, the one list of what makes a run the run it is, also
+behind the default folder's key):
 
-- before any model loads (``check_request``): the dataset's content hash
-  (``dataset.data_version``), the metrics (and the user-defined ones'
-  definitions), the seed, verdict and reasons modes, language, repeats and the
-  localeval version (which fixes the prompt templates);
+- before any model loads (``check_request``): the "request" parts: the
+  dataset's content hash (``dataset.data_version``), the metrics (and the
+  user-defined ones' definitions), the seed, verdict and reasons modes,
+  language, repeats and the localeval version (which fixes the prompt templates);
 - once the models are loaded, before the judge check (``check_models``): the
   judge's and the embedder's fingerprints (not with ``workers``/``ray``, whose
   judges other processes load).
@@ -35,11 +37,19 @@ from typing import Any, Mapping, Sequence
 
 from localeval.dataset import Dataset, DataVersion
 from localeval.errors import DataError, UsageError, printable
-from localeval.results import CONTENT_FIELDS, RESULTS_FILE, read_summary, sample_content
+from localeval.results import (
+    CONTENT_FIELDS,
+    RESULTS_FILE,
+    SUMMARY_FILE,
+    Identity,
+    RunRecord,
+    SignatureEntry,
+    read_record,
+    sample_content,
+)
 
-__all__ = ["FolderRule"]
+__all__ = ["FolderRule", "requested_identity"]
 
-_SUMMARY = "summary.json"
 
 
 class FolderRule:
@@ -51,17 +61,17 @@ class FolderRule:
         self.overwrite = overwrite
         self.name = name
         self.cli = options_as == "cli"
-        #: the summary of the run the folder holds (None: none, or not readable)
-        self.old: dict[str, Any] | None = None
+        #: the record of the run the folder holds (None: none, or not readable)
+        self.old: RunRecord | None = None
         #: why the folder's summary.json cannot be taken for a run's
         self.unreadable: str | None = None
         #: the folder holds results.jsonl lines and no summary.json (a killed run)
         self.partial = False
         if overwrite:
             return
-        if (folder / _SUMMARY).exists():
+        if (folder / SUMMARY_FILE).exists():
             try:
-                self.old = read_summary(folder)
+                self.old = read_record(folder)
             except DataError as e:
                 self.unreadable = str(e)
         else:
@@ -86,47 +96,23 @@ class FolderRule:
                 self._refuse([why], "a run that stopped before writing its summary.json")
         if self.old is None:
             return
-        sig = self.old.get("signature")
-        sig = sig if isinstance(sig, Mapping) else {}
-        diffs = []
-        if sig.get("dataset_hash") != data.content:
-            there = (f"{str(sig['dataset_hash'])[:12]} ({sig.get('dataset_rows')} rows)"
-                     if sig.get("dataset_hash") else "not recorded (an earlier localeval)")
-            diffs.append(f"dataset {there} there, {data.content[:12]} ({data.rows} rows) here")
-        old_metrics = sorted(self.old.get("metrics") or {})
-        if old_metrics != sorted(metrics):
-            diffs.append(f"metrics {_listed(old_metrics)} there, {_listed(sorted(metrics))} here")
-        prompts = sig.get("prompts")
-        recorded: Mapping[str, Any] = prompts if isinstance(prompts, Mapping) else {}
-        for entry, now_hash in sorted((definitions or {}).items()):
-            then = recorded.get(entry)
-            if isinstance(then, str) and then != now_hash:
-                diffs.append(f"metric '{printable(entry.partition(':')[2])}' defined otherwise "
-                             f"({then[:12]} there, {now_hash[:12]} here)")
-        for what, key, now in (("localeval", "localeval", version), ("seed", "seed", seed),
-                               ("verdicts", "verdicts", verdicts), ("language", "lang", lang),
-                               ("repeats", "repeats", repeats)):
-            if sig.get(key) != now:
-                diffs.append(f"{what} {printable(sig.get(key))} there, {now} here")
-        if sig.get("reasons", "full") != reasons:  # a summary without it had full reasons
-            diffs.append(f"reasons {printable(sig.get('reasons', 'full'))} there, "
-                         f"{reasons} here")
+        here = requested_identity(data, metrics, definitions or {}, version=version, seed=seed,
+                                  verdicts=verdicts, lang=lang, repeats=repeats,
+                                  reasons=reasons)
+        diffs = self.old.identity.refusals(here, "request")
         if diffs:
             self._refuse(diffs, _described(self.old))
 
     def check_models(self, judge: Any, embedder: Any, *, pooled: bool) -> None:
-        """Refuse when the folder's run had another judge or embedder (models loaded here)."""
+        """Refuse when the folder's run had another judge or embedder (models loaded here);
+        ``pooled``: the judges are loaded by other processes, so only the embedder is compared."""
         if self.old is None:
             return
-        sig = self.old.get("signature")
-        sig = sig if isinstance(sig, Mapping) else {}
-        diffs = []
-        parts = [("embedder", embedder)] if pooled else [("judge", judge), ("embedder", embedder)]
-        for what, model in parts:
-            there, here = sig.get(f"{what}_fingerprint"), getattr(model, "fingerprint", None)
-            if there != here:
-                diffs.append(f"{what} {_model(sig.get(what), there)} there, "
-                             f"{_model(getattr(model, 'name', None), here)} here")
+        here = Identity(SignatureEntry(
+            judge=getattr(judge, "name", None), judge_fingerprint=getattr(judge, "fingerprint", None),
+            embedder=getattr(embedder, "name", None),
+            embedder_fingerprint=getattr(embedder, "fingerprint", None)))
+        diffs = self.old.identity.refusals(here, "models", skip=("judge",) if pooled else ())
         if diffs:
             self._refuse(diffs, _described(self.old))
 
@@ -140,21 +126,27 @@ class FolderRule:
                          f"add {over}.")
 
 
-def _described(summary: Mapping[str, Any]) -> str:
+def requested_identity(data: DataVersion, metrics: Sequence[str], definitions: Mapping[str, str],
+                       *, version: str, seed: int, verdicts: str, lang: str, repeats: int,
+                       reasons: str, judge: str | None = None,
+                       embedder: str | None = None) -> Identity:
+    """The identity of the run asked for, before any model loads: its judge and embedder as
+    named (``judge``/``embedder``; their fingerprints are not known yet)."""
+    sig = SignatureEntry(localeval=version, seed=seed, verdicts=verdicts, lang=lang,
+                         repeats=repeats, reasons=reasons, judge=judge, embedder=embedder,
+                         **data.signature_fields())
+    return Identity(sig, tuple(metrics), dict(definitions))
+
+
+def _described(record: RunRecord) -> str:
     """``started 2025-05-01T09:30:00Z, named 'v1'`` from a summary's ``run`` section."""
-    run = summary.get("run")
-    if not isinstance(run, Mapping):
+    run = record.run
+    if run is None:
         return "written by an earlier localeval"
-    words = [f"started {printable(run.get('started'))}"]
-    if isinstance(run.get("name"), str):
-        words.append(f"named '{printable(run['name'])}'")
+    words = [f"started {printable(run.started)}"]
+    if run.name is not None:
+        words.append(f"named '{printable(run.name)}'")
     return ", ".join(words)
-
-
-def _model(name: Any, fingerprint: Any) -> str:
-    if not fingerprint:
-        return "none"
-    return f"{printable(name)}@{str(fingerprint)[:12]}"
 
 
 def _listed(keys: Sequence[str]) -> str:

@@ -14,11 +14,13 @@ folder is chosen from what makes a run the run it is, so that:
 
 A folder is named ``LABEL-KEY``: LABEL is the run's ``--name``, else the data
 file's stem (``example``, ``qa``), made safe for any file system; KEY is the
-first 8 hex digits of a hash of the dataset's content hash (of the whole
-dataset, so a ``--limit`` trial and the full run share a folder, as they share
-a cache), the metrics, the judge and embedder as named, seed, verdict and
-reasons modes, language, repeats and the localeval version: the things ``folder_rule``
-compares, so two runs that would be refused in one folder get two folders.
+first 8 hex digits of ``results.Identity.folder_key`` of the run asked for:
+every part of the run's identity that the folder rule compares (the dataset's
+content hash, of the whole dataset, so a ``--limit`` trial and the full run
+share a folder, as they share a cache; the metrics and user-defined metrics'
+definitions; the judge and embedder as named; seed, verdict and reasons modes,
+language, repeats and the localeval version), so two runs that would be
+refused in one folder get two folders.
 
 ``latest`` is a relative symbolic link, replaced atomically once the run's
 summary.json and reports are written (a run that stops never becomes
@@ -34,12 +36,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from localeval.cache import text_key
 from localeval.config import RunConfig
 from localeval.dataset import Dataset, DataVersion
 from localeval.metrics import Metric, known_versions
 from localeval.results import RunWriter
-from localeval.run.folder_rule import FolderRule
+from localeval.run.folder_rule import FolderRule, requested_identity
 
 __all__ = ["RunFolders", "RunOutput", "folder_label", "LATEST_LINK", "LATEST_FILE"]
 
@@ -91,10 +92,10 @@ class RunFolders:
         """The run's folder, ``root/LABEL-KEY``; the same inputs always give the same one.
         ``definitions``: the user-defined metrics' definition hashes (an edited criterion
         is another run)."""
-        key = text_key("localeval-run-folder-1", data.content, sorted(metrics),
-                       [f"{k}={v}" for k, v in sorted(definitions.items())],
-                       _model_key(cfg.judge), _model_key(cfg.embedder), str(cfg.seed),
-                       cfg.verdicts, cfg.reasons, cfg.lang, str(cfg.repeats), version)
+        key = requested_identity(data, metrics, definitions, version=version, seed=cfg.seed,
+                                 verdicts=cfg.verdicts, lang=cfg.lang, repeats=cfg.repeats,
+                                 reasons=cfg.reasons, judge=_model_key(cfg.judge),
+                                 embedder=_model_key(cfg.embedder)).folder_key()
         self.chosen = Path(self.root) / f"{folder_label(name, source)}-{key[:8]}"
         if self.on_chosen is not None:
             self.on_chosen(self.chosen)

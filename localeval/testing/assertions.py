@@ -81,7 +81,7 @@ def check_result(result: Any, mean: Mapping[str, float], each: Mapping[str, floa
         failed.append(unfit)
     if failed:
         raise AssertionError("\n".join(f"localeval: gate failed: {f}" for f in failed)
-                             + f"\n{result.summary['signature_line']}")
+                             + f"\n{result.record.model.signature_line}")
 
 
 def gate_evaluate(data: Any, thresholds: Mapping[str, float], fail_if_unfit_judge: bool,
@@ -92,9 +92,10 @@ def gate_evaluate(data: Any, thresholds: Mapping[str, float], fail_if_unfit_judg
     from localeval.run import evaluate
 
     kwargs.setdefault("progress", False)
+    check = kwargs.pop("judge_check", None)  # evaluate's own default is None too
     if fail_if_unfit_judge:
-        if kwargs.get("judge_check") is False:
+        if check is False:
             raise UsageError("fail_if_unfit_judge needs the judge check: judge_check=False "
                              "switches it off")
-        kwargs["judge_check"] = True
-    return evaluate(data, list(thresholds), **kwargs)
+        check = True
+    return evaluate(data, list(thresholds), judge_check=check, **kwargs)

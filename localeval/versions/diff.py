@@ -236,6 +236,9 @@ class VersionDiff:
     fitness: tuple[SideFitness, SideFitness] = (SideFitness("base"), SideFitness("new"))
     #: ``diff --pairwise``: the pairwise result's dict (``pairwise.PairwiseResult.to_dict``)
     pairwise: dict[str, Any] | None = None
+    #: ``diff --pairwise``: its judge check (``judge_check.PairwiseCheck``), None when it
+    #: did not run; the pages read it, not the dict (whose key names a run's record's too)
+    pairwise_check: Any = None
 
     @property
     def judged(self) -> list[str]:
@@ -352,7 +355,7 @@ def diff_runs(base: Any, new: Any, *, metrics: Sequence[str] | None = None,
         [(m, "only in new") for m in mn if m not in mb])
     limits = dict(thresholds or {})
     out, direction_notes = [], []
-    fitness = (side_fitness("base", b.judge_fitness), side_fitness("new", n.judge_fitness))
+    fitness = (side_fitness("base", b.fitness), side_fitness("new", n.fitness))
     caveat = judge_caveat(*fitness)
     models = {m: metric_models(m) for m in common}
     for m in common:

@@ -59,7 +59,8 @@ def write_diff(d: VersionDiff, out_dir: str | Path) -> list[Path]:
     out = Path(out_dir)
     make_output_folder(out)  # a path that cannot be a folder: one message, exit 2
     texts = {"diff.json": dumps_strict(d.to_dict(), indent=2) + "\n",
-             "diff.md": to_markdown(d) + ("\n" + pairwise_markdown(d.pairwise)
+             "diff.md": to_markdown(d) + ("\n" + pairwise_markdown(d.pairwise,
+                                                                    d.pairwise_check)
                                           if d.pairwise else ""),
              "diff.html": diff_html(d)}
     paths = []

@@ -100,13 +100,12 @@ def pairwise_view(d: Any) -> dict[str, Any] | None:
     bias = pw.get("judge_bias") or {}
     lw = bias.get("longer_wins_consistent") or {}
     lwi = bias.get("longer_wins_inconsistent") or {}
-    check = pw.get("judge_check")
+    check = d.pairwise_check
     pairs = sorted(pw.get("pairs") or [], key=_rank(pw))
     rate = pw.get("preference_new") or {}
     return {
-        "check": None if not check else {
-            "line": check.get("line", ""), "fit": check.get("verdict") == "fit",
-            "verdict": check.get("verdict", "")},
+        "check": None if check is None else {
+            "line": check.summary_line(), "fit": check.fit, "verdict": check.verdict},
         "mode": pw.get("mode", ""), "criterion": pw.get("criterion") or "",
         "criterion_source": pw.get("criterion_source") or "",
         "counts": dict(pw.get("counts") or {}), "rate": _interval(rate), "tone": _tone(rate),
@@ -121,8 +120,9 @@ def pairwise_view(d: Any) -> dict[str, Any] | None:
     }
 
 
-def pairwise_markdown(pw: Mapping[str, Any] | None) -> str:
-    """diff.md's short pairwise section ("" without a pairwise result)."""
+def pairwise_markdown(pw: Mapping[str, Any] | None, check: Any = None) -> str:
+    """diff.md's short pairwise section ("" without a pairwise result); ``check``: its judge
+    check (``VersionDiff.pairwise_check``), None when it did not run."""
     if not pw:
         return ""
     from localeval.report import code_span, escape_markdown
@@ -134,9 +134,8 @@ def pairwise_markdown(pw: Mapping[str, Any] | None) -> str:
     bias = pw.get("judge_bias") or {}
     lw = bias.get("longer_wins_consistent") or {}
     lines = ["## Pairwise: which answer is better", ""]
-    check = pw.get("judge_check")
-    if check:
-        lines += [f"- {'' if check.get('verdict') == 'fit' else '⚠ '}{esc(check.get('line'))}"]
+    if check is not None:
+        lines += [f"- {'' if check.fit else '⚠ '}{esc(check.summary_line())}"]
     lines += [f"- {pw.get('mode')} verdicts, both orders: {c.get('win', 0)} NEW better / "
               f"{c.get('loss', 0)} BASE better / {c.get('tie', 0)} tie / "
               f"{c.get('inconsistent', 0)} inconsistent / {c.get('unjudged', 0)} unjudged"

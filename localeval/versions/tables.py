@@ -141,6 +141,7 @@ def notes(d: VersionDiff) -> list[str]:
     """Pairing, unpaired samples, set-up differences, skipped metrics, method."""
     b, n = d.base.results, d.new.results
     out = [f"base = {b.name} ({b.source}); new = {n.name} ({n.source})", d.pairing_text()]
+    out += [f"{side}: {x}" for side, rs in (("base", b), ("new", n)) for x in rs.notes]
     for side, ids in (("base", d.pairing.only_a), ("new", d.pairing.only_b)):
         if ids:
             out.append(f"only in {side} ({len(ids)}): {', '.join(ids[:20])}"

@@ -14,7 +14,12 @@ door (a name annotated ``Judging`` or bound to ``Judging(...)`` or
 ``llama_cpp`` or touches its low-level and private parts (``llama_*`` C
 functions, ``._ctx``, ``._model``, ``._batch``, ``.ctx``, ``.input_ids``,
 ``.n_tokens``), and no module of the whole package but that one imports ``llama_cpp``,
-so one module says which llama-cpp-python it was written for. Each rule
+so one module says which llama-cpp-python it was written for; no package above
+the results layer (layer 5: ``results``, ``report``, ``judge_check``) parses a
+run's summary or signature by hand: it names no ``"summary.json"`` and reads
+no record key (``signature``, ``judge_check``, ``judge_fingerprint``, ...) with
+a subscript or ``.get`` (it asks ``results.read_record`` and the record's typed
+parts; ``generate``, whose summary.json is a test set's, is not a run's). Each rule
 is also run on a small synthetic tree that breaks it, so the checker is shown
 to fail where it should.
 """
@@ -269,6 +274,43 @@ def llama_fence(root: Path, path: Path) -> list[str]:
     return found
 
 
+#: The results layer's packages: they alone read a run's summary.json and its signature.
+RESULTS_LAYER = 5
+#: A package above the results layer that writes a summary.json of its own (a test set's).
+OWN_SUMMARY = {"generate"}
+#: Keys of a run's summary and signature that only the results layer reads.
+RECORD_KEYS = {"signature", "signature_line", "judge_check", "judge_health", "judge_self_test",
+               "judge_fingerprint", "embedder_fingerprint", "prompts_hash", "dataset_hash",
+               "testset_hash", "dataset_rows"}
+
+
+def record_by_hand(root: Path, path: Path) -> list[str]:
+    """``file:line: ...`` for each place above the results layer that parses a run's
+    summary or signature by hand: a ``"summary.json"`` literal, or a record key read with
+    ``x["key"]`` or ``x.get("key")``."""
+    unit = unit_of(module_name(root, path))
+    if LAYERS.get(unit, 9) <= RESULTS_LAYER or unit in OWN_SUMMARY:
+        return []
+    rel = path.relative_to(root.parent)
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        key = None
+        if isinstance(node, ast.Constant) and node.value == "summary.json":
+            found.append(f"{rel}:{node.lineno}: names summary.json outside the results layer "
+                         "(use results.read_record / results.SUMMARY_FILE)")
+            continue
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+            key = node.slice.value
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+              and node.func.attr == "get" and node.args
+              and isinstance(node.args[0], ast.Constant)):
+            key = node.args[0].value
+        if isinstance(key, str) and key in RECORD_KEYS:
+            found.append(f"{rel}:{node.lineno}: reads a run record's '{key}' by hand outside "
+                         "the results layer (use results.read_record's typed parts)")
+    return found
+
+
 def check_tree(root: Path) -> list[str]:
     """Every rule violation in the package at ``root``, one line each."""
     problems: list[str] = []
@@ -285,6 +327,7 @@ def check_tree(root: Path) -> list[str]:
         problems.extend(exception_classes(root, path))
         problems.extend(judge_isinstance(root, path, concrete))
         problems.extend(llama_fence(root, path))
+        problems.extend(record_by_hand(root, path))
         me = unit_of(mod)
         if me != DOOR_PACKAGE:
             problems.extend(door_mutations(root, path))
@@ -522,6 +565,23 @@ def test_checker_catches_an_isinstance_of_a_concrete_judge_outside_judge(tmp_pat
     assert check_tree(root) == [
         f"localeval/run/strategies.py:4: isinstance of judge class {name} outside judge/ "
         f"(use the Judge protocol's capabilities)" for name in ("JudgePool", "LlamaJudge")]
+
+
+def test_checker_catches_a_summary_parsed_by_hand_above_the_results_layer(tmp_path):
+    bad = _tree(tmp_path, {
+        "history/__init__.py": "",
+        "history/page.py": ("import json\n"
+                            "def f(d):\n"
+                            "    s = json.load(open(d / 'summary.json'))\n"
+                            "    return s['signature'], s.get('judge_check')\n"),
+        "report/__init__.py": "",
+        "report/view.py": "def g(s):\n    return s.get('signature')\n",
+    })
+    problems = "\n".join(check_tree(bad))
+    assert "history/page.py:3: names summary.json" in problems
+    assert "history/page.py:4: reads a run record's 'signature' by hand" in problems
+    assert "history/page.py:4: reads a run record's 'judge_check' by hand" in problems
+    assert "report/view.py" not in problems  # the results layer reads it
 
 
 def test_checker_catches_llama_cpp_used_outside_the_compatibility_module(tmp_path):

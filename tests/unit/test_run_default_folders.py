@@ -175,7 +175,7 @@ def test_another_reasons_mode_is_another_run(tmp_path):
     qa = _data(tmp_path / "qa.jsonl")
     kw = dict(judge=ScriptedJudge(auto=True), cache=False, progress=False, judge_check=False)
     localeval.evaluate(str(qa), ["faithfulness"], out_dir=tmp_path / "out", **kw)
-    with pytest.raises(UsageError, match="reasons full there, none here"):
+    with pytest.raises(UsageError, match="reason mode full there, none here"):
         localeval.evaluate(str(qa), ["faithfulness"], out_dir=tmp_path / "out",
                            reasons="none", **kw)
     a, b = RunFolders(tmp_path / "runs"), RunFolders(tmp_path / "runs")

@@ -93,7 +93,7 @@ def test_runs_lists_every_run_with_its_version_judge_means_and_gates(tree, capsy
     for key in ("faithfulness", "rougeL"):
         want = summary["metrics"][key]
         assert by["a"]["metrics"][key] == {"mean": want["mean"], "n": want["n"],
-                                           "unscored": want["unscored"]}
+                                           "unscored": want["unscored"], "caveat": None}
     assert by["a"]["metrics"]["faithfulness"]["mean"] == 1.0
     # gates: recorded by the command line's run only
     assert by["gated"]["gates"]["passed"] is False and len(by["gated"]["gates"]["failed"]) == 1
@@ -119,15 +119,21 @@ def test_the_table_shows_the_runs_and_reads_no_markup_from_the_data(tree, capsys
     shutil.copytree(tree / "c", hostile)
     summary = json.loads((hostile / "summary.json").read_text())
     summary["run"].update(name="[bold red]boom[/]", tags={"x": "\x1b[31mred\u202e"})
-    summary["metrics"] = {"[link=file:///etc]m[/link]": {"mean": "0.5", "unscored": True},
+    summary["metrics"] = {"[link=file:///etc]m[/link]": {"mean": None, "unscored": 0},
                           "faithfulness": summary["metrics"]["faithfulness"]}
     (hostile / "summary.json").write_text(json.dumps(summary))
+    # a value of the wrong type is damage: the run is listed with the field named
+    typed = tree / "typed"
+    shutil.copytree(tree / "c", typed)
+    summary["metrics"]["faithfulness"] = {"mean": "0.5", "unscored": True}
+    (typed / "summary.json").write_text(json.dumps(summary))
     monkeypatch.setenv("COLUMNS", "250")
     assert main(["runs", str(tree)]) == 0
     out = capsys.readouterr().out
     for text in ("v1 · branch=main", "v2 · branch=dev · pr=12", "judge-b@judge-b-fing",
                  "faithfulness 1.000", "failed (1)", "no summary.json", "not valid JSON",
-                 "[bold red]boom[/] · x=\\x1b[31mred\\u202e", "[link=file:///etc]m[/link] –"):
+                 "[bold red]boom[/] · x=\\x1b[31mred\\u202e", "[link=file:///etc]m[/link] –",
+                 "summary.json cannot be read: field 'metrics.faithfulness.mean'"):
         assert text in out, text
     assert "\x1b" not in out and "\u202e" not in out
 

@@ -20,7 +20,7 @@ def _run(d: Path, rows: list[dict], judge: str | None = "judge-a.gguf") -> Path:
             f.write(json.dumps({"errors": {}, "details": {}, **r}) + "\n")
     if judge is not None:
         (d / "summary.json").write_text(json.dumps({"signature": {
-            "judge": judge, "judge_fingerprint": judge[:3] * 4, "prompts_hash": "p1",
+            "judge": judge, "judge_fingerprint": judge.encode().hex()[:16], "prompts_hash": "p1",
             "verdicts": "hard", "seed": 0, "lang": "auto", "repeats": 1}}))
     return d
 

@@ -249,7 +249,8 @@ def test_text_metrics_ignore_judge_prompt_and_embedder(tmp_path, capsys):
 
 
 def test_judged_and_embedding_metrics_keep_their_notes_in_good_grammar(tmp_path):
-    other = {**SIG, "prompts_hash": "p2", "embedder": "emb-b"}
+    # another embedder has another fingerprint (runs' models are compared by fingerprint)
+    other = {**SIG, "prompts_hash": "p2", "embedder": "emb-b", "embedder_fingerprint": "e2"}
     judged = ("faithfulness",)
     d = diff_runs(_run(tmp_path / "a", _scores(12, metrics=judged)),
                   _run(tmp_path / "b", _scores(12, metrics=judged), sig=other))
