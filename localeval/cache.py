@@ -29,7 +29,7 @@ from typing import Any, Callable, Iterable, TypeVar
 
 import numpy as np
 
-from localeval.errors import CacheDamaged, CacheError, LocalevalError, UsageError, os_reason
+from localeval.errors import CacheDamaged, CacheError, LocalevalError, UsageError, os_reason, printable
 
 __all__ = ["Cache", "CacheError", "default_cache_path", "text_key", "judge_label"]
 
@@ -59,11 +59,11 @@ def default_cache_path() -> Path:
 
 
 def text_key(*parts: str | Iterable[str]) -> str:
-    """sha256 of the texts, each ended by NUL; a part may be given as pieces that join to it."""
+    """sha256 of the texts (``output.hash_bytes``), each ended by NUL; a part may be pieces."""
     h = hashlib.sha256()
     for p in parts:
         for piece in (p,) if isinstance(p, str) else p:
-            h.update(piece.encode("utf-8"))
+            h.update(piece.encode("utf-8", "surrogatepass"))  # output.hash_bytes: one rule
         h.update(b"\x00")
     return h.hexdigest()
 
@@ -130,8 +130,8 @@ def _is_missing_table(e: sqlite3.DatabaseError) -> bool:
 
 def _say(msg: str) -> None:
     # The cache sits below every caller that has a warning hook; a recovery is rare
-    # and the user must see it, so it goes straight to stderr.
-    print(f"localeval: warning: {msg}", file=sys.stderr)
+    # and the user must see it, so it goes straight to stderr (printable: it names a file).
+    print(printable(f"localeval: warning: {msg}"), file=sys.stderr)
 
 
 class Cache:

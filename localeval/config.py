@@ -31,7 +31,8 @@ from typing import Any, Callable, Mapping
 from localeval.errors import UsageError
 
 __all__ = ["configure", "get_config", "run_config", "RunConfig", "JUDGE_OPTION_KEYS",
-           "check_seed", "check_resamples", "MAX_RESAMPLES", "REASON_MODES"]
+           "check_seed", "check_resamples", "MAX_RESAMPLES", "REASON_MODES", "VERDICT_MODES",
+           "LANG_CHOICES", "DRAFT_MODES"]
 
 #: Options that go to the judge's loader (``load_judge``) rather than to the run.
 JUDGE_OPTION_KEYS = frozenset({"n_ctx", "n_gpu_layers", "n_threads", "chat_format",
@@ -42,6 +43,16 @@ JUDGE_OPTION_KEYS = frozenset({"n_ctx", "n_gpu_layers", "n_threads", "chat_forma
 #: How much the judge writes before each binary verdict: ``full`` (a reason, as ragas's
 #: prompts ask), ``short`` (a reason of a few words) or ``none`` (the verdict alone).
 REASON_MODES = ("full", "short", "none")
+
+#: A binary verdict as the judge's pick (``hard``) or its probability of yes (``soft``).
+VERDICT_MODES = ("hard", "soft")
+
+#: The languages of the prompts, sentence splitting and tokenising (``auto``: detected per
+#: sample; ``lang.LANGS`` are the detected ones).
+LANG_CHOICES = ("auto", "en", "ja", "zh")
+
+#: The in-process judge's prompt-lookup drafting (``--draft``).
+DRAFT_MODES = ("auto", "lookup", "none")
 
 
 #: The most bootstrap resamples a command draws. The resamples' means are held at once
@@ -109,7 +120,7 @@ class RunConfig:
 
     def __post_init__(self) -> None:
         # The one place the run's settings are checked, whoever filled them.
-        if self.verdicts not in ("hard", "soft"):
+        if self.verdicts not in VERDICT_MODES:
             raise UsageError(f"verdicts must be 'hard' or 'soft', not {self.verdicts!r}")
         if self.reasons not in REASON_MODES:
             raise UsageError(f"reasons must be one of {', '.join(REASON_MODES)}, "

@@ -5,16 +5,16 @@ comparison.md, one SVG scatter per metric and comparison.html, a
 self-contained page rendered from ``templates/comparison.html.j2`` the way
 the run report is rendered from its templates. A validation becomes
 validation.json, validation.md and validation.html. Both writers return
-the paths they wrote, so the commands can name every one.
+the paths they wrote, so the commands can name every one, and write each
+file atomically (``results.atomic_file``).
 """
 
 from __future__ import annotations
 
-import base64
 import hashlib
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from markupsafe import Markup
 
@@ -22,22 +22,25 @@ from localeval.agreement.comparison import Comparison
 from localeval.agreement.comparison_view import comparison_view
 from localeval.agreement.scatter import name_slug
 from localeval.agreement.validation import HUMAN_HEAD, SEP_HEAD, Validation
-from localeval.results import dumps_strict
+from localeval.output import SETTINGS_KEY, OutputPolicy, settings_record
+from localeval.results import atomic_file, dumps_strict
 from localeval.resultsets import validation_caveat
 
 __all__ = ["write_comparison", "comparison_html", "write_validation", "validation_html",
            "scatter_file_names"]
 
-_TEMPLATES = "templates"
-
-
-def write_comparison(cmp: Comparison, out_dir: str | Path) -> list[Path]:
-    """comparison.json (with per-pair values), comparison.md, scatter/<metric>.svg and the
-    page; returns the paths written."""
-    out = Path(out_dir)
-    (out / "scatter").mkdir(parents=True, exist_ok=True)
+def write_comparison(cmp: Comparison, out_dir: str | Path, *, policy: Any = None,
+                     settings: Mapping[str, Any] | None = None) -> list[Path]:
+    """comparison.json (with per-pair values and ``settings``, the options that made it),
+    comparison.md, scatter/<metric>.svg and the page; returns the paths written. The
+    folders are made through the output policy (``output.OutputPolicy``: the command's
+    own, which refuses an ``out_dir`` that is, lies in or holds an input)."""
+    policy = policy if policy is not None else OutputPolicy()
+    out = policy.folder(out_dir)
+    policy.folder(out / "scatter")
     written = [_write(out / "comparison.json",
-                      dumps_strict(cmp.to_dict(values=True), indent=2) + "\n"),
+                      dumps_strict(_stamped(cmp.to_dict(values=True), settings), indent=2)
+                      + "\n"),
                _write(out / "comparison.md", cmp.to_markdown())]
     svgs = cmp.scatter_svgs()
     for label, fname in scatter_file_names(list(svgs)).items():
@@ -60,7 +63,11 @@ def scatter_file_names(labels: list[str]) -> dict[str, str]:
 
 
 def _write(path: Path, text: str) -> Path:
-    path.write_text(text, encoding="utf-8")
+    """Every file of both writers, atomically (``results.atomic_file``, as every page is
+    written): a full disk is one OutputError naming the file (exit 2), never half a page
+    or a .tmp left behind."""
+    with atomic_file(path, newline="\n") as f:
+        f.write(text)
     return path
 
 
@@ -72,29 +79,29 @@ def comparison_html(cmp: Comparison) -> str:
     It uses the report's own stylesheet, script and working macro (from
     ``localeval.report``'s templates) so both pages look and behave alike, and
     the same Content-Security-Policy: only our own style and script, by hash.
+    Built with the page toolkit (``report.page_env``, ``report.render_page``).
     Text is escaped by jinja2 (autoescape); the SVGs come from
     :func:`scatter_svg`, which escapes its own labels, so they are inserted as markup.
     """
-    env = _env()
-    source = env.loader.get_source
-    css = source(env, "report.css")[0] + "\n" + source(env, "comparison.css")[0]
-    js = source(env, "report.js")[0]
-    return env.get_template("comparison.html.j2").render(
-        v=comparison_view(cmp), plots=[Markup(s) for s in cmp.scatter_svgs().values()],
-        css=Markup(css), js=Markup(js), css_hash=_csp_hash(css), js_hash=_csp_hash(js))
+    from localeval.report import page_env, render_page
+
+    return render_page(page_env("localeval.agreement"), "comparison.html.j2",
+                       css=("comparison.css",), v=comparison_view(cmp),
+                       plots=[Markup(s) for s in cmp.scatter_svgs().values()])
 
 
-def _csp_hash(text: str) -> str:
-    """The CSP source for an inline block: ``sha256-`` and its base64 digest."""
-    return "sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode()
+def _stamped(body: dict[str, Any], settings: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``body`` with the settings it was made with (``output.SETTINGS_KEY``), if given."""
+    return body if settings is None else {**body, SETTINGS_KEY: settings_record(settings)}
 
 
-def write_validation(v: Validation, out_dir: str | Path) -> list[Path]:
+def write_validation(v: Validation, out_dir: str | Path, *, policy: Any = None,
+                     settings: Mapping[str, Any] | None = None) -> list[Path]:
     """validation.json, validation.md and validation.html in ``out_dir`` (created if
     needed); returns the paths written."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    return [_write(out / "validation.json", dumps_strict(v.to_dict(), indent=2) + "\n"),
+    out = (policy if policy is not None else OutputPolicy()).folder(out_dir)
+    return [_write(out / "validation.json",
+                   dumps_strict(_stamped(v.to_dict(), settings), indent=2) + "\n"),
             _write(out / "validation.md", v.to_markdown()),
             _write(out / "validation.html", validation_html(v))]
 
@@ -102,8 +109,8 @@ def write_validation(v: Validation, out_dir: str | Path) -> list[Path]:
 def validation_html(v: Validation) -> str:
     """A self-contained page in the run report's style: the sentences, the verdict
     matrices, the statistics tables and the notes (no script)."""
-    env = _env()
-    css = env.loader.get_source(env, "report.css")[0]
+    from localeval.report import page_env, render_page
+
     tables = []
     if v.separation:
         tables.append({"title": "Separation of labelled samples", "head": SEP_HEAD,
@@ -118,17 +125,5 @@ def validation_html(v: Validation) -> str:
             "tables": tables, "notes": v.notes(),
             "judge_caveat": validation_caveat(v.fitness) if v.judged else "",
             "judged": v.judged, "fitness_notes": v.fitness_notes()}
-    return env.get_template("validation.html.j2").render(
-        v=view, css=Markup(css), css_hash=_csp_hash(css))
-
-
-def _env() -> Any:
-    """The pages' jinja2 environment: our templates, then the run report's."""
-    import jinja2
-
-    return jinja2.Environment(
-        loader=jinja2.ChoiceLoader([jinja2.PackageLoader("localeval.agreement", _TEMPLATES),
-                                    jinja2.PackageLoader("localeval.report", _TEMPLATES)]),
-        autoescape=True,  # names, questions and working come from user files; keep it on
-        undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
-    )
+    return render_page(page_env("localeval.agreement"), "validation.html.j2", script=False,
+                       v=view)

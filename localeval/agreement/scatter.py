@@ -14,6 +14,8 @@ from xml.sax.saxutils import escape
 
 import numpy as np
 
+from localeval.report import Scale, domain
+
 __all__ = ["scatter_svg", "name_slug"]
 
 
@@ -50,29 +52,36 @@ def scatter_svg(a_vals: Sequence[float], b_vals: Sequence[float], title: str, *,
     grows with their count), so a pile of 30 reads as a pile, not as one dot.
     Each dot's tooltip names its sample and how many share the point.
     """
-    a = np.asarray(a_vals, dtype=float)
-    b = np.asarray(b_vals, dtype=float)
-    names = [str(i) for i in ids] if ids is not None else [str(i + 1) for i in range(len(a))]
+    a_all = np.asarray(a_vals, dtype=float)
+    b_all = np.asarray(b_vals, dtype=float)
+    names_all = ([str(i) for i in ids] if ids is not None
+                 else [str(i + 1) for i in range(len(a_all))])
+    # a pair with a NaN or infinite score has no place on the plot: it is left out and
+    # counted in the title, never drawn at a "nan" coordinate
+    keep = np.isfinite(a_all) & np.isfinite(b_all)
+    a, b = a_all[keep], b_all[keep]
+    names = [n for n, k in zip(names_all, keep.tolist()) if k]
+    left_out = len(a_all) - len(a)
     pad, top = 36, 24
     w = h = size
     pw, ph = w - pad - 10, h - pad - top
-    lo = float(min(a.min(initial=0.0), b.min(initial=0.0), 0.0))
-    hi = float(max(a.max(initial=1.0), b.max(initial=1.0), 1.0))
-    span = hi - lo or 1.0
+    lo, hi = domain(a.tolist() + b.tolist(), include=(0.0, 1.0))
+    scale_x, scale_y = Scale(lo, hi, pad, pad + pw), Scale(lo, hi, top + ph, top)
 
     def sx(v: float) -> float:
-        return pad + (v - lo) / span * pw
+        return scale_x(v) or 0.0  # every value here is finite
 
     def sy(v: float) -> float:
-        return top + ph - (v - lo) / span * ph
+        return scale_y(v) or 0.0
 
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
              f'viewBox="0 0 {w} {h}" role="img" aria-label="{escape(title, {chr(34): "&quot;"})}" '
              'font-family="sans-serif" font-size="10" class="scatter">',
              f'<text x="{w / 2:.1f}" y="14" text-anchor="middle" font-size="12">'
-             f'{escape(title)} (n={len(a)})</text>',
+             f'{escape(title)} (n={len(a_all)}'
+             + (f', {left_out} not finite, not drawn' if left_out else '') + ')</text>',
              f'<rect x="{pad}" y="{top}" width="{pw}" height="{ph}" fill="none" stroke="#999"/>']
-    for t in np.linspace(lo, hi, 5):
+    for t in np.linspace(scale_x.lo, scale_x.hi, 5):
         parts.append(f'<line x1="{sx(t):.1f}" y1="{top}" x2="{sx(t):.1f}" y2="{top + ph}" '
                      'stroke="#eee"/>')
         parts.append(f'<line x1="{pad}" y1="{sy(t):.1f}" x2="{pad + pw}" y2="{sy(t):.1f}" '

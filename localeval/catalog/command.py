@@ -23,7 +23,7 @@ from localeval.catalog.manifest import LOCAL_NAME
 from localeval.catalog.resolve import FETCH_HINT, models_dir_default
 from localeval.catalog.status import list_models
 from localeval.catalog.verify import verify_models
-from localeval.errors import LocalevalError
+from localeval.errors import LocalevalError, printable
 
 __all__ = ["models_main", "run_models"]
 
@@ -41,6 +41,14 @@ def _console() -> Any:
     return Console(width=None if sys.stdout.isatty() else 200, soft_wrap=False)
 
 
+def _t(text: Any, style: str = "") -> Any:
+    """A line or cell of model names and paths: a rich ``Text`` (no markup read from a
+    name) of ``printable`` lines (no control character reaches the terminal raw)."""
+    from rich.text import Text
+
+    return Text("\n".join(printable(line) for line in str(text).split("\n")), style=style)
+
+
 _STATE_STYLE = {"verified": "green", "recorded": "yellow", "bundled": "green",
                 "unverified": "yellow", "absent": "dim", "incomplete": "red", "changed": "red",
                 "untracked": "magenta"}
@@ -51,11 +59,11 @@ _RESULT_STYLE = {"ok": "green", "recorded": "yellow", "mismatch": "bold red",
 def _cmd_list(args: argparse.Namespace, mdir: Path) -> int:
     rows = list_models(mdir)
     if args.json:
-        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        print(json.dumps(rows, indent=2))  # ASCII: every other character as a JSON escape
         return 0
     from rich.table import Table
 
-    table = Table(title=f"models in {mdir}")
+    table = Table(title=_t(f"models in {mdir}"))
     for col in ("model", "kind", "status", "size", "licence", "where / next step"):
         table.add_column(col, overflow="fold")
     for r in rows:
@@ -68,12 +76,12 @@ def _cmd_list(args: argparse.Namespace, mdir: Path) -> int:
             nxt = r["where"]
         else:
             nxt = f"{r['where']}\n{r['detail']}"
-        table.add_row(name, r["kind"], f"[{style}]{r['state']}[/]" if style else r["state"],
-                      human_size(r["size"], r["size_approx"]), r["licence"], nxt)
+        table.add_row(_t(name), _t(r["kind"]), _t(r["state"], style),
+                      human_size(r["size"], r["size_approx"]), _t(r["licence"]), _t(nxt))
     con = _console()
     con.print(table)
     for line in licence_notes(rows):
-        con.print(line, highlight=False)
+        con.print(_t(line), highlight=False)
     if any(r["state"] == "absent" for r in rows):
         con.print("absent models: fetch on a machine with internet, copy models/ here, then "
                   "`localeval models verify` (docs/air-gap.md)")
@@ -109,23 +117,23 @@ def _cmd_verify(args: argparse.Namespace, mdir: Path) -> int:
     rows = verify_models(args.names, mdir, rerecord=args.record)
     bad = [r for r in rows if r.result in ("mismatch", "missing", "invalid")]
     if args.json:
-        print(json.dumps([asdict(r) for r in rows], indent=2, ensure_ascii=False))
+        print(json.dumps([asdict(r) for r in rows], indent=2))
         return 3 if bad or not rows else 0
     con = _console()
     if not rows:
-        con.print(f"no model files found in {mdir}/ (and no bundled embedder). Fetch models on a "
-                  f"connected machine with `{FETCH_HINT.format(name='NAME')}`, copy the folder "
-                  "here and verify again.", highlight=False)
+        con.print(_t(f"no model files found in {mdir}/ (and no bundled embedder). Fetch models "
+                     f"on a connected machine with `{FETCH_HINT.format(name='NAME')}`, copy the "
+                     "folder here and verify again."), highlight=False)
         return 3
     from rich.table import Table
 
-    table = Table(title=f"verify {mdir}")
+    table = Table(title=_t(f"verify {mdir}"))
     for col in ("model", "file", "size", "result", "detail"):
         table.add_column(col, overflow="fold")
     for r in rows:
         style = _RESULT_STYLE.get(r.result, "")
-        table.add_row(r.name, r.file, human_size(r.size) if r.size else "-",
-                      f"[{style}]{r.result.upper()}[/]", r.detail)
+        table.add_row(_t(r.name), _t(r.file), human_size(r.size) if r.size else "-",
+                      _t(r.result.upper(), style), _t(r.detail))
     con.print(table)
     if bad:
         con.print(f"[bold red]{len(bad)} problem(s)[/]", highlight=False)
@@ -135,17 +143,18 @@ def _cmd_verify(args: argparse.Namespace, mdir: Path) -> int:
                 missing.setdefault(r.name, r.detail)
         for name, detail in missing.items():
             if FETCH_HINT.format(name=name) in detail:
-                con.print(f"  missing {name}: on a machine with internet run "
-                          f"`{FETCH_HINT.format(name=name)}` and copy the folder here",
+                con.print(_t(f"  missing {name}: on a machine with internet run "
+                             f"`{FETCH_HINT.format(name=name)}` and copy the folder here"),
                           highlight=False)
             else:  # a model of your own that no URL can fetch: put back or add again
-                con.print(f"  missing {name}: {detail}", highlight=False)
+                con.print(_t(f"  missing {name}: {detail}"), highlight=False)
         for r in bad:
             if r.result in ("mismatch", "invalid"):
-                con.print(f"  {r.result} {r.file}: damaged or not the published build; fetch "
-                          f"it again (the lock was not updated for it)", highlight=False)
+                con.print(_t(f"  {r.result} {r.file}: damaged or not the published build; "
+                             "fetch it again (the lock was not updated for it)"), highlight=False)
         return 3
-    con.print(f"[green]all {len(rows)} file(s) OK[/]; hashes recorded in {mdir / LOCK_NAME}")
+    ok = _t(f"all {len(rows)} file(s) OK", "green")
+    con.print(ok.append(_t(f"; hashes recorded in {mdir / LOCK_NAME}")))
     return 0
 
 
@@ -158,12 +167,12 @@ def _cmd_add(args: argparse.Namespace, mdir: Path) -> int:
                  f"{entry.parameters or '?'} parameters", entry.quantisation or "?",
                  f"context {entry.context_length or '?'}",
                  "chat template: yes" if entry.chat_template else "chat template: NO"]
-        con.print(f"added judge '{entry.name}' ({', '.join(facts)})")
+        con.print(_t(f"added judge '{entry.name}' ({', '.join(facts)})"))
     else:
-        con.print(f"added embedder '{entry.name}' ({len(entry.files)} files, "
-                  f"{human_size(entry.size_bytes)})")
-    con.print(f"  at {where}\n  sha256 recorded in {mdir / LOCAL_NAME} and {mdir / LOCK_NAME}; "
-              f"use it with --{entry.kind} {entry.name}")
+        con.print(_t(f"added embedder '{entry.name}' ({len(entry.files)} files, "
+                     f"{human_size(entry.size_bytes)})"))
+    con.print(_t(f"  at {where}\n  sha256 recorded in {mdir / LOCAL_NAME} and "
+                 f"{mdir / LOCK_NAME}; use it with --{entry.kind} {entry.name}"))
     return 0
 
 
@@ -181,7 +190,7 @@ def run_models(args: argparse.Namespace) -> int:
     try:
         return handler(args, mdir)
     except LocalevalError as e:
-        print(f"localeval: error: {e}", file=sys.stderr)
+        print(printable(f"localeval: error: {e}"), file=sys.stderr)
         return e.exit_code
 
 

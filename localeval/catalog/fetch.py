@@ -47,7 +47,7 @@ from localeval.catalog.hashing import CHUNK_BYTES, file_sha256
 from localeval.catalog.ledger import Lock
 from localeval.catalog.manifest import Manifest, load_manifest
 from localeval.catalog.progress import DownloadProgress
-from localeval.errors import FetchError, NoNetwork
+from localeval.errors import FetchError, NoNetwork, printable
 
 __all__ = ["FetchError", "NoNetwork", "download", "fetch_models", "fetch_main", "AIR_GAP_ADVICE"]
 
@@ -261,7 +261,7 @@ def _install_entry(entry: ModelEntry, to: Path, lock: Lock, base: str | None, *,
                 base.rstrip("/") + "/" + spec.rel.split("/", 1)[1]
         if not url:
             why = "no URL in the manifest" if entry.fetchable() else entry.restore_hint(to)
-            print(f"  {spec.rel}: FAILED: {why}", file=sys.stderr)
+            print(printable(f"  {spec.rel}: FAILED: {why}"), file=sys.stderr)
             failures += 1
             continue
         if dest.exists() and not force:
@@ -273,9 +273,9 @@ def _install_entry(entry: ModelEntry, to: Path, lock: Lock, base: str | None, *,
                             matches_manifest=(digest == spec.sha256) if spec.sha256 else None,
                             url=rec.url if rec else url,
                             fetched_at=rec.fetched_at if rec else "")
-                print(f"  {spec.rel}: already present")
+                print(printable(f"  {spec.rel}: already present"))
                 continue
-            print(f"  {spec.rel}: present but its sha256 does not match; downloading again")
+            print(printable(f"  {spec.rel}: present but its sha256 does not match; downloading again"))
         try:
             digest = download(url, dest, expected_sha256=spec.sha256,
                               expected_size=0 if spec.size_approx else spec.size_bytes,
@@ -283,7 +283,7 @@ def _install_entry(entry: ModelEntry, to: Path, lock: Lock, base: str | None, *,
         except NoNetwork:
             raise
         except FetchError as e:
-            print(f"  {spec.rel}: FAILED: {e}", file=sys.stderr)
+            print(printable(f"  {spec.rel}: FAILED: {e}"), file=sys.stderr)
             failures += 1
             continue
         lock.record(dest, to, name=entry.name, sha256=digest, how="fetch",
@@ -291,7 +291,7 @@ def _install_entry(entry: ModelEntry, to: Path, lock: Lock, base: str | None, *,
         lock.save()  # after each file, so an interrupted run keeps what it finished
         note = ("sha256 matches the manifest" if spec.sha256 else
                 "no published hash in manifest: recorded local hash")
-        print(f"  {spec.rel}: done ({note})")
+        print(printable(f"  {spec.rel}: done ({note})"))
     return failures
 
 
@@ -309,14 +309,14 @@ def fetch_models(names: Sequence[str], to: Path, *, manifest: Path | None = None
     failures = 0
     for entry in _wanted(found, names):
         size, approx = entry.expected_size()
-        print(f"{entry.name}: {len(entry.file_specs())} file(s), {human_size(size, approx)}"
-              f" -> {entry.root(to)}")
+        print(printable(f"{entry.name}: {len(entry.file_specs())} file(s), {human_size(size, approx)}"
+              f" -> {entry.root(to)}"))
         if entry.path:  # registered where it is: nothing to download, but it must be there
             if entry.root(to).exists():
-                print(f"  skipped: registered from {entry.path} (local.toml), nothing to "
-                      "download")
+                print(printable(f"  skipped: registered from {entry.path} (local.toml), nothing to "
+                      "download"))
             else:
-                print(f"  FAILED: {entry.restore_hint(to)}", file=sys.stderr)
+                print(printable(f"  FAILED: {entry.restore_hint(to)}"), file=sys.stderr)
                 failures += 1
             continue
         failures += _install_entry(entry, to, lock, (overrides or {}).get(entry.name.lower()),
@@ -346,13 +346,13 @@ def fetch_main(args: argparse.Namespace, to: Path, prog: str) -> int:
             timeout=args.timeout,
             progress={"always": True, "never": False}.get(args.progress, sys.stderr.isatty()))
     except ManifestError as e:
-        print(f"{prog}: error: {e}", file=sys.stderr)
+        print(printable(f"{prog}: error: {e}"), file=sys.stderr)
         return 2
     except NoNetwork as e:
-        print(f"{prog}: error: {e}", file=sys.stderr)
+        print(printable(f"{prog}: error: {e}"), file=sys.stderr)
         return 3
     if failures:
-        print(f"{prog}: error: {failures} file(s) not installed", file=sys.stderr)
+        print(printable(f"{prog}: error: {failures} file(s) not installed"), file=sys.stderr)
         return 3
-    print(f"done. Copy {to} to the air-gapped machine and run `localeval models verify` there.")
+    print(printable(f"done. Copy {to} to the air-gapped machine and run `localeval models verify` there."))
     return 0

@@ -11,6 +11,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from localeval.cli import options as opt
+from localeval.cli.console import say, say_json, show, warn
+
 __all__ = [
     "add_compare_parser",
     "add_validate_parser",
@@ -53,13 +56,12 @@ def add_compare_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--name-b", metavar="NAME", help="label of B (default: its file name)")
     p.add_argument("--threshold", type=float, default=0.5,
                    help="pass/fail cut for kappa and the confusion matrix (default %(default)s)")
-    p.add_argument("--n-boot", type=int, default=2000, help="bootstrap resamples "
-                                                             "(default %(default)s)")
-    p.add_argument("--seed", type=int, default=0)
     _add_align_arguments(p, "A")
-    p.add_argument("--json", action="store_true", help="print the comparison as JSON")
-    p.add_argument("-o", "--out", help="write comparison.json, comparison.md, comparison.html "
-                                       "and one SVG scatter per metric into this directory")
+    opt.attach(p, opt.resamples(2000, n_boot=True), opt.seed(0, checked=False),
+               opt.json_flag("the comparison"),
+               opt.out("write comparison.json, comparison.md, comparison.html and one SVG "
+                       "scatter per metric into this directory"),
+               opt.overwrite("a comparison the folder holds"))
 
 
 def _add_align_arguments(p: argparse.ArgumentParser, first: str) -> None:
@@ -84,34 +86,37 @@ def add_validate_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--threshold", type=float, default=0.5,
                    help="pass/fail cut for the verdict counts and matrices "
                         "(default %(default)s)")
-    p.add_argument("--n-boot", type=int, default=2000, help="bootstrap resamples "
-                                                             "(default %(default)s)")
-    p.add_argument("--seed", type=int, default=0)
     _add_align_arguments(p, "RESULTS")
-    p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.add_argument("-o", "--out", help="write validation.json, validation.md and "
-                                       "validation.html here")
+    opt.attach(p, opt.resamples(2000, n_boot=True), opt.seed(0, checked=False),
+               opt.json_flag("the report"),
+               opt.out("write validation.json, validation.md and validation.html here"),
+               opt.overwrite("a validation the folder holds"))
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
     """``localeval compare``: print the table (or JSON), optionally write files; returns 0."""
     from localeval.agreement import compare, write_comparison
+    from localeval.cli.output_policy import check_out
     from localeval.resultsets import load_result_set
 
+    names = ("a", "b", "dataset")  # -o checked before any work: never in or over these
+    policy, settings = (check_out(args, args.a, args.b, args.dataset, result="comparison.json",
+                                  path_options=names) if args.out else (None, None))
     a = load_result_set(args.a, dataset=args.dataset, name=args.name_a)
     b = load_result_set(args.b, name=args.name_b)
     if a.name == b.name:
         a.name, b.name = f"A:{a.name}", f"B:{b.name}"
     cmp = compare(a, b, metrics=split_metrics(args.metrics), threshold=args.threshold,
-                  n_boot=args.n_boot, seed=args.seed, align_by=args.align,
+                  n_boot=args.resamples, seed=args.seed, align_by=args.align,
                   pairs=[tuple(p) for p in args.pair or ()])
     _warn_left_out(cmp.alignment, a.name, b.name)
-    written = write_comparison(cmp, args.out) if args.out else []
+    written = (write_comparison(cmp, args.out, policy=policy, settings=settings)
+               if args.out else [])
     if args.json:
         from localeval.results import dumps_strict
-        print(dumps_strict(cmp.to_dict(), indent=2))
+        say_json(dumps_strict(cmp.to_dict(), indent=2))
     else:
-        terminal_console().print(cmp.render_table())
+        show(cmp.render_table(), wide=True)
     _print_written(written)
     return 0
 
@@ -119,17 +124,23 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def cmd_validate(args: argparse.Namespace) -> int:
     """``localeval validate``: print the report (or JSON), optionally write files; returns 0."""
     from localeval.agreement import validate, write_validation
+    from localeval.cli.output_policy import check_out
     from localeval.resultsets import load_result_set
 
+    names = ("results", "labels", "dataset")  # -o checked before any work
+    policy, settings = (check_out(args, args.results, args.labels, args.dataset,
+                                  result="validation.json", path_options=names)
+                        if args.out else (None, None))
     v = validate(load_result_set(args.results, dataset=args.dataset), args.labels,
-                 metrics=split_metrics(args.metrics), n_boot=args.n_boot, seed=args.seed,
+                 metrics=split_metrics(args.metrics), n_boot=args.resamples, seed=args.seed,
                  align_by=args.align, threshold=args.threshold)
-    written = write_validation(v, args.out) if args.out else []
+    written = (write_validation(v, args.out, policy=policy, settings=settings)
+               if args.out else [])
     if args.json:
         from localeval.results import dumps_strict
-        print(dumps_strict(v.to_dict(), indent=2))
+        say_json(dumps_strict(v.to_dict(), indent=2))
     else:
-        terminal_console().print(v.render_table())
+        show(v.render_table(), wide=True)
     _print_written(written)
     return 0
 
@@ -138,7 +149,7 @@ def _print_written(paths: list[Path]) -> None:
     """``wrote PATH`` for every file a command wrote (stderr: stdout may be the JSON)."""
     sys.stdout.flush()  # after the table, not inside it, where both go to one terminal
     for p in paths:
-        print(f"wrote {p}", file=sys.stderr)
+        say(f"wrote {p}", err=True)
 
 
 def _warn_left_out(al: Any, a_name: str, b_name: str) -> None:
@@ -147,9 +158,8 @@ def _warn_left_out(al: Any, a_name: str, b_name: str) -> None:
     for side, left in ((a_name, al.only_a), (b_name, al.only_b)):
         if left:
             shown = ", ".join(repr(i) for i in left[:5]) + (", ..." if len(left) > 5 else "")
-            print(f"localeval: warning: {len(left)} sample{'s' if len(left) != 1 else ''} "
-                  f"of {side} have no partner in the other set and are left out ({shown})",
-                  file=sys.stderr)
+            warn(f"{len(left)} sample{'s' if len(left) != 1 else ''} of {side} have no "
+                 f"partner in the other set and are left out ({shown})")
 
 
 def split_metrics(s: str | None) -> list[str] | None:
@@ -169,8 +179,8 @@ def split_metrics(s: str | None) -> list[str] | None:
 
 
 def terminal_console() -> Any:
-    """A rich Console; 160 columns when output is not a terminal (pipes, logs), not 80."""
-    from rich.console import Console
+    """A rich Console; 160 columns when output is not a terminal (pipes, logs), not 80
+    (``console.terminal(wide=True)``, kept under this name for its callers)."""
+    from localeval.cli.console import terminal
 
-    c = Console()
-    return c if c.is_terminal else Console(width=160)
+    return terminal(wide=True)

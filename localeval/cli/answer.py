@@ -12,10 +12,11 @@ command resumes).
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import TYPE_CHECKING
 
-from localeval.cli.run import positive_int
+from localeval.cli import options as opt
+from localeval.cli.console import error, say, say_json, shown
+from localeval.cli.options import positive_int
 
 if TYPE_CHECKING:
     from localeval.pipeline import AnswerResult
@@ -35,7 +36,11 @@ def add_answer_parser(sub: argparse._SubParsersAction) -> None:
                     "'localeval run'. A row whose call raised is kept with pipeline_error. "
                     "Running the same command again resumes: rows already answered in the "
                     "output are not asked again. Exit codes: 0 done, 2 bad input or "
-                    "--pipeline, 3 every row failed, 130 interrupted (the rows done are kept).")
+                    "--pipeline, 3 every row failed, 130 interrupted (the rows done are kept).",
+        parents=[opt.out("the JSONL file to write (and to resume from when it exists)",
+                         metavar="FILLED.jsonl", required=True),
+                 opt.resume("ask every row again and replace the output file"),
+                 opt.quiet("only the summary"), opt.json_flag("what was done")])
     p.add_argument("data", help="the test set: JSONL, JSON, CSV, TSV or Parquet with a question "
                                 "per row (and a reference, relevant_ids...)")
     p.add_argument("--pipeline", required=True, metavar="MODULE:FUNCTION",
@@ -44,8 +49,6 @@ def add_answer_parser(sub: argparse._SubParsersAction) -> None:
                         "as function(question), or function(question, row=row) when it takes "
                         "row, and returns the answer or a dict/object with answer, contexts "
                         "and retrieved_ids (docs/test-sets.md)")
-    p.add_argument("-o", "--out", required=True, metavar="FILLED.jsonl",
-                   help="the JSONL file to write (and to resume from when it exists)")
     p.add_argument("--parallel", type=positive_int, default=1, metavar="N",
                    help="threads calling the pipeline at once; it must be thread-safe "
                         "(default: %(default)s). Rows are written in input order either way")
@@ -54,10 +57,6 @@ def add_answer_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--columns", action="append", metavar="FIELD=COLUMN",
                    help="map your column names, e.g. --columns question=query_text "
                         "(repeatable); the output keeps your names")
-    p.add_argument("--no-cache", action="store_true",
-                   help="do not resume: ask every row again and replace the output file")
-    p.add_argument("--quiet", action="store_true", help="no progress bar or progress line; "
-                   "only the summary")
     p.set_defaults(func=cmd_answer)
 
 
@@ -65,25 +64,40 @@ def cmd_answer(args: argparse.Namespace) -> int:
     from localeval.pipeline import answer
 
     res = answer(args.data, args.pipeline, args.out, parallel=args.parallel, limit=args.limit,
-                 columns=args.columns, cache=not args.no_cache,
-                 progress=False if args.quiet else None)
-    print(_summary(res))
+                 columns=args.columns, cache=not args.no_resume,
+                 progress=False if (args.quiet or args.json) else None)
+    if args.json:
+        _print_json(res)
+        return 3 if res.all_failed else 0
+    say(_summary(res))
     for f in res.failures[:SHOWN_FAILURES]:
         where = f"{res.unit} {f.row}" if f.row is not None else "row"
-        print(f"  {where} (id {f.id}): {f.error}")
+        # the id and the exception text are the user's: shown, one line each
+        say(f"  {where} (id {shown(f.id)}): {shown(f.error)}")
     if res.failed > SHOWN_FAILURES:
-        print(f"  ... and {res.failed - SHOWN_FAILURES} more: see pipeline_error in {res.out}")
+        say(f"  ... and {res.failed - SHOWN_FAILURES} more: see pipeline_error in {res.out}")
     if res.all_failed:
-        print(f"localeval: error: every row failed in the pipeline {res.pipeline}; nothing to "
-              "evaluate. Fix the cause above and run the same command again", file=sys.stderr)
+        error(f"every row failed in the pipeline {res.pipeline}; nothing to evaluate. Fix "
+              "the cause above and run the same command again")
         return 3
     if res.failed:
         rows = "1 row has" if res.failed == 1 else f"{res.failed} rows have"
-        print(f"{rows} no answer (pipeline_error): run the same command again to ask them "
-              "again; 'localeval run' refuses rows without an answer")
+        say(f"{rows} no answer (pipeline_error): run the same command again to ask them "
+            "again; 'localeval run' refuses rows without an answer")
     else:
-        print(f"next: localeval run {res.out} -o RUN_DIR")
+        say(f"next: localeval run {res.out} -o RUN_DIR")
     return 0
+
+
+def _print_json(res: AnswerResult) -> None:
+    """``--json``: what was done, and each failed row (its id and error), on stdout."""
+    from localeval.results import dumps_strict
+
+    say_json(dumps_strict({
+        "out": str(res.out) if res.out else None, "pipeline": res.pipeline, "rows": len(res),
+        "answered": res.answered, "resumed": res.resumed, "failed": res.failed,
+        "failures": [{res.unit: f.row, "id": f.id, "error": f.error} for f in res.failures]},
+        indent=2))
 
 
 def _summary(res: AnswerResult) -> str:

@@ -20,6 +20,7 @@ from typing import Any, Sequence
 from localeval.cli.agreement import add_compare_parser, add_validate_parser
 from localeval.cli.answer import add_answer_parser
 from localeval.cli.cache import add_cache_parser
+from localeval.cli.console import error, say, warn
 from localeval.cli.estimate import add_estimate_parser, add_label_sheet_parser
 from localeval.cli.example import example_path  # re-exported: tests import it from here
 from localeval.cli.explain import add_explain_parser
@@ -45,15 +46,23 @@ def _version() -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     """The whole ``localeval`` parser; each subcommand's ``func`` default runs it."""
+    import textwrap
+
+    from localeval.cli.verb_groups import Verbs, grouped_help
+
+    # Raw: the epilog is the verbs under their tasks, laid out by grouped_help
     p = argparse.ArgumentParser(
-        prog="localeval",
-        description="Offline RAG evaluation: RAGAS-family metrics with a local GGUF judge, "
-                    "local embeddings, retrieval and text metrics. Nothing leaves this machine.",
+        prog="localeval", formatter_class=argparse.RawDescriptionHelpFormatter,
+        usage="%(prog)s [-h] [--version] [--debug] COMMAND ...",
+        description=textwrap.fill(
+            "Offline RAG evaluation: RAGAS-family metrics with a local GGUF judge, "
+            "local embeddings, retrieval and text metrics. Nothing leaves this machine.", 78),
     )
     p.add_argument("--version", action="version", version=f"localeval {_version()}")
     p.add_argument("--debug", action="store_true", help="show tracebacks on errors")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND")
-    # the order of `localeval --help`
+    # the flat list argparse would print is hidden: the epilog lists the verbs by task
+    sub = Verbs(p.add_subparsers(dest="command", metavar="COMMAND", help=argparse.SUPPRESS))
+    # the order the verbs are added (their order within a task is verb_groups.TASKS')
     for add in (add_run_parser, add_answer_parser, add_generate_parser, add_metrics_parser,
                 add_retrieval_parser, add_diff_parser, add_rank_parser, add_runs_parser,
                 add_history_parser, add_explain_parser,
@@ -61,7 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
                 add_validate_parser,
                 add_label_sheet_parser, add_estimate_parser, add_models_parser, add_judge_parser,
                 add_report_parser, add_cache_parser):
-        add(sub)
+        add(sub)  # type: ignore[arg-type]  # Verbs: add_parser is all they call
+    p.epilog = grouped_help(sub.helps)
     return p
 
 
@@ -82,7 +92,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except LocalevalError as e:
         if args.debug:
             raise
-        print(f"localeval: error: {e}", file=sys.stderr)
+        error(e)
         return e.exit_code
     except OSError as e:
         # The last net for an operating-system failure no check foresaw (a device
@@ -92,10 +102,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from localeval.errors import os_reason
 
         where = f"{e.filename}: " if getattr(e, "filename", None) else ""
-        print(f"localeval: error: {where}{os_reason(e)}", file=sys.stderr)
+        error(f"{where}{os_reason(e)}")
         return 3
     except KeyboardInterrupt:
-        print(_interrupted(args), file=sys.stderr)
+        say(_interrupted(args), err=True)
         return 130
     finally:
         warnings.showwarning = shown
@@ -133,7 +143,7 @@ def _warning_printer(other: Any) -> Any:
 
     def show(message: Any, category: type[Warning], *rest: Any, **kw: Any) -> None:
         if issubclass(category, LocalevalWarning):
-            print(f"localeval: warning: {message}", file=sys.stderr)
+            warn(message)
         else:
             other(message, category, *rest, **kw)
     return show

@@ -11,10 +11,11 @@ adds the corrected means to the run's summary and reports.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
+from localeval.cli import options as opt
+from localeval.cli.console import note, say, say_json, show
 from localeval.cli.label_options import add_label_options
 
 __all__ = ["add_estimate_parser", "add_label_sheet_parser", "cmd_estimate",
@@ -27,7 +28,10 @@ def add_estimate_parser(sub: Any) -> None:
         description="Per metric: the judge-only mean (it estimates the judge, not the truth), "
                     "the labels-only mean and the corrected (PPI++) mean with 95% intervals, "
                     "what the judge scores were worth in labels, and the judge's bias on "
-                    "the labelled rows. See docs/calibrated-estimates.md.")
+                    "the labelled rows. See docs/calibrated-estimates.md.",
+        parents=[opt.out("write estimate.json and estimate.md here", default="estimate-out"),
+                 opt.overwrite("an estimate the folder holds"),
+                 opt.json_flag("the result (with --plan: the plan)")])
     p.add_argument("run", help="a localeval run directory or results.jsonl")
     p.add_argument("labels", help="a filled sheet from 'localeval label-sheet', a table with id "
                                   "and label_<metric> / human_<metric> columns, or another "
@@ -38,9 +42,6 @@ def add_estimate_parser(sub: Any) -> None:
     p.add_argument("--plan", type=float, metavar="HALF_WIDTH",
                    help="treat the labels as a pilot: how many labels reach this interval "
                         "half-width with and without the judge (and with an active draw)")
-    p.add_argument("-o", "--out", default="estimate-out",
-                   help="write estimate.json and estimate.md here (default: %(default)s)")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=cmd_estimate)
 
 
@@ -51,7 +52,13 @@ def add_label_sheet_parser(sub: Any) -> None:
                     "(UTF-8, one empty label_<metric> column per metric) with a sidecar "
                     "SHEET.draw.json recording the seed and inclusion probabilities. The "
                     "sheet is blind: the judge's scores and working are in SHEET.judge.csv, "
-                    "not beside the empty label cells, so they cannot anchor the labels.")
+                    "not beside the empty label cells, so they cannot anchor the labels.",
+        parents=[opt.seed(0, checked=False), opt.json_flag("the draw and the files written"),
+                 opt.out("the sheet's file, with SHEET.draw.json beside it. It is never "
+                         "written over an input of the command (the run's files, --dataset) "
+                         "or over a sheet that already holds a label; an existing sheet with "
+                         "every label cell empty is replaced", default="label-sheet.csv",
+                         metavar="SHEET")])
     p.add_argument("run", help="a localeval run directory or results.jsonl")
     p.add_argument("-n", type=int, required=True,
                    help="rows to label (expected count for --active), from 1 to the number "
@@ -69,12 +76,6 @@ def add_label_sheet_parser(sub: Any) -> None:
                         "judge's answer tends to copy it (anchoring), and the labels then "
                         "measure the judge instead of the truth")
     p.add_argument("-m", "--metrics", help="comma-separated metrics to label (default: all)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("-o", "--out", default="label-sheet.csv",
-                   help="the sheet's file (default: %(default)s), with SHEET.draw.json beside "
-                        "it. It is never written over an input of the command (the run's "
-                        "files, --dataset) or over a sheet that already holds a label; an "
-                        "existing sheet with every label cell empty is replaced")
     p.set_defaults(func=cmd_label_sheet)
 
 
@@ -86,16 +87,24 @@ def cmd_label_sheet(args: argparse.Namespace) -> int:
     d, paths = make_sheet(args.run, args.out, args.n, seed=args.seed, active=args.active,
                           metrics=metrics, dataset=args.dataset, notes=notes,
                           show_judge=args.show_judge)
-    for note in notes:
-        print(f"localeval: note: {note}", file=sys.stderr)
+    for text in notes:
+        note(text)
+    if args.json:
+        from localeval.results import dumps_strict
+
+        say_json(dumps_strict({"drawn": int(d.chosen.sum()), "rows": len(d.ids),
+                               "draw": d.name, "probabilities": d.basis,
+                               "blind": not args.show_judge,
+                               "files": [str(p) for p in paths]}, indent=2))
+        return 0
     census = " (every row: a census)" if d.chosen.all() else ""
-    print(f"drew {int(d.chosen.sum())} of {len(d.ids)} rows{census} ({d.name}; "
-          f"probabilities: {d.basis})")
+    say(f"drew {int(d.chosen.sum())} of {len(d.ids)} rows{census} ({d.name}; "
+        f"probabilities: {d.basis})")
     if not args.show_judge:
-        print("the sheet is blind: the judge's scores are in the .judge.csv beside it; "
-              "open that only once the labels are done")
+        say("the sheet is blind: the judge's scores are in the .judge.csv beside it; "
+            "open that only once the labels are done")
     for p in paths:
-        print(f"wrote {p}")
+        say(f"wrote {p}")
     return 0
 
 
@@ -113,25 +122,26 @@ def _labels_for(args: argparse.Namespace) -> tuple[Any, Any, list[str] | None]:
 
 
 def cmd_estimate(args: argparse.Namespace) -> int:
+    from localeval.cli.output_policy import check_out
     from localeval.estimate import estimate, render_estimate, write_estimate
 
+    policy, settings = (None, None) if args.plan is not None else check_out(
+        args, args.run, args.labels, result="estimate.json", path_options=("run", "labels"))
     rs, lab, metrics = _labels_for(args)
     r = estimate(rs, lab, metrics=metrics, random_draw=args.labels_random_draw,
                  scale=args.labels_scale, reference=args.labels_reference_interval)
     if args.plan is not None:
         return _plan(args, r)
-    paths = write_estimate(r, args.out)
+    paths = write_estimate(r, args.out, policy=policy, settings=settings)
     if args.json:
         from localeval.estimate import estimate_dict
         from localeval.results import dumps_strict
 
-        print(dumps_strict(estimate_dict(r), indent=2))
+        say_json(dumps_strict(estimate_dict(r), indent=2))
     else:
-        from rich.console import Console
-
-        Console(width=160 if not sys.stdout.isatty() else None).print(render_estimate(r))
+        show(render_estimate(r), wide=True, crop=True)
     for p in paths:
-        print(f"wrote {p}", file=sys.stderr)
+        say(f"wrote {p}", err=True)
     return 0
 
 
@@ -141,8 +151,19 @@ def _plan(args: argparse.Namespace, r: Any) -> int:
 
     if not 0 < args.plan < 1:
         raise UsageError(f"--plan is a half-width between 0 and 1, not {args.plan}")
+    if args.json:
+        from localeval.estimate import plan_labels
+        from localeval.results import dumps_strict
+
+        plans = {m.metric: plan_labels(m.arrays["judge"], m.arrays["labels"],
+                                       m.arrays["labelled"], args.plan,
+                                       uncertainty=m.arrays["uncertainty"], level=r.level)
+                 for m in r.metrics}
+        say_json(dumps_strict({"half_width": args.plan, "level": r.level, "metrics": plans},
+                              indent=2))
+        return 0
     for line in plan_lines(r, args.plan):
-        print(line)
+        say(line)
     return 0
 
 

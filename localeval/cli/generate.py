@@ -8,9 +8,10 @@ Exit codes: 0 written (perhaps fewer rows than asked: the reason counts are prin
 from __future__ import annotations
 
 import argparse
-import sys
 
-from localeval.cli.run import add_judge_options, judge_options, positive_int, seed_int
+from localeval.cli import options as opt
+from localeval.cli.console import note, say, say_json
+from localeval.cli.options import judge_options, positive_int
 
 __all__ = ["add_generate_parser", "cmd_generate"]
 
@@ -34,16 +35,15 @@ def add_generate_parser(sub: argparse._SubParsersAction) -> None:
                     "(a page to read the set before trusting it). Interrupted, the "
                     "same command asks only for the questions not written yet. Exit codes: 0 "
                     "written (perhaps fewer rows than asked, with the reasons), 2 bad input or "
-                    "output folder, 3 no usable judge, 130 interrupted.")
+                    "output folder, 3 no usable judge, 130 interrupted.",
+        parents=[opt.out("the output folder", metavar="OUT", required=True),
+                 opt.overwrite("a test set OUT holds"), opt.judge(),
+                 opt.embedder("the bundled embedder", none="related chunks by shared rare "
+                              "words, round trip by BM25"),
+                 opt.seed(0), opt.quiet(), opt.cache(), opt.json_flag("what was written")])
     p.add_argument("docs", help="the documents: a folder, a file, or a JSONL/CSV corpus")
     p.add_argument("-n", type=_count, required=True, metavar="N", help="questions to write")
-    p.add_argument("-o", "--out", required=True, metavar="OUT", help="the output folder")
-    add_judge_options(p)
-    p.add_argument("--embedder", help="sentence-transformers directory or model name, or "
-                   "'none' (related chunks by shared rare words, round trip by BM25) "
-                   "(default: the bundled embedder)")
     p.add_argument("--device", help="auto, cpu, cuda, mps (default: $LOCALEVAL_DEVICE or auto)")
-    p.add_argument("--seed", type=seed_int, default=0, help="seed (default: %(default)s)")
     p.add_argument("--distribution", metavar="single=0.5,multi=0.25,abstract=0.25",
                    help="shares of the three kinds of question (default: 50/25/25)")
     p.add_argument("--k", type=positive_int, default=5,
@@ -54,10 +54,6 @@ def add_generate_parser(sub: argparse._SubParsersAction) -> None:
                    help="questions the in-process judge writes at once (as 'localeval run "
                         "--parallel'; default: 8 with a GPU or 8+ cores, else 1); a judge "
                         "server pool is asked as many at once as it serves")
-    p.add_argument("--quiet", action="store_true", help="no progress bar or progress lines")
-    p.add_argument("--cache", help="cache file (default: $LOCALEVAL_CACHE or "
-                   "~/.cache/localeval/cache.sqlite)")
-    p.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
     p.set_defaults(func=cmd_generate)
 
 
@@ -68,24 +64,30 @@ def cmd_generate(args: argparse.Namespace) -> int:
     if args.n < 1:
         raise UsageError(f"-n must be 1 or more questions, not {args.n}")
 
-    def note(text: str) -> None:
-        print(f"localeval: note: {text}", file=sys.stderr)
-
     res = generate_testset(
         args.docs, args.n, args.out, judge=args.judge, embedder=args.embedder, seed=args.seed,
         distribution=args.distribution, k=args.k, max_chars=args.max_chars,
         judge_options=judge_options(args), device=args.device,
         cache=False if args.no_cache else (args.cache or True), on_note=note,
         parallel=args.parallel if args.parallel is not None else "auto",
-        progress=False if args.quiet else None)
-    print(f"localeval generate: {len(res.kept)} questions to {res.out / 'testset.jsonl'} "
-          f"({len(res.dropped)} dropped)")
+        progress=False if (args.quiet or args.json) else None,
+        overwrite=bool(getattr(args, "overwrite", False)))
     short = res.shortfall()
+    if args.json:
+        from localeval.results import dumps_strict
+
+        say_json(dumps_strict({"out": str(res.out), "testset": str(res.out / "testset.jsonl"),
+                               "kept": len(res.kept), "dropped": len(res.dropped),
+                               "shortfall": short or None, "generator": list(res.health)},
+                              indent=2))
+        return 0
+    say(f"localeval generate: {len(res.kept)} questions to {res.out / 'testset.jsonl'} "
+        f"({len(res.dropped)} dropped)")
     if short:
-        print(f"localeval: note: {short}", file=sys.stderr)
+        note(short)
     for line in res.health:
-        print(f"localeval: generator: {line}", file=sys.stderr)
+        note(line, kind="generator")
     if res.kept:
-        print(f"next: localeval answer {res.out / 'testset.jsonl'} --pipeline MODULE:FUNCTION "
-              "-o answered.jsonl")
+        say(f"next: localeval answer {res.out / 'testset.jsonl'} --pipeline MODULE:FUNCTION "
+            "-o answered.jsonl")
     return 0

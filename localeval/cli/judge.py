@@ -10,10 +10,11 @@ cannot be loaded.
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
-from localeval.cli.run import add_judge_options, judge_options
+from localeval.cli import options as opt
+from localeval.cli.console import cell, say, say_json, show
+from localeval.cli.options import judge_options
 from localeval.errors import ModelError, UsageError
 
 __all__ = ["add_judge_parser", "cmd_judge_check"]
@@ -29,22 +30,17 @@ def add_judge_parser(sub: argparse._SubParsersAction) -> None:
         description="Score the bundled known-answer pairs (clearly good vs clearly bad, "
                     "en/ja/zh) with each judge metric and say whether the judge orders them "
                     "right: fit (>= 80% of pairs), doubtful (60-80%) or unfit. Exit 0 when "
-                    "fit, 1 when not.")
+                    "fit, 1 when not.",
+        parents=[opt.judge(), opt.reasons("check the judge as a run with this --reasons "
+                                          "asks it"),
+                 opt.embedder("all-MiniLM-L6-v2 if installed, else the metrics that also "
+                              "embed (answer_relevancy) are skipped"),
+                 opt.cache(), opt.quiet("no table: the one summary line on stderr"),
+                 opt.json_flag("the result"),
+                 opt.out("also write the result as JSON to this file", metavar="FILE")])
     c.add_argument("-m", "--metrics", help="comma-separated judge metrics to check "
                    "(default: every judge metric)")
-    add_judge_options(c)
-    c.add_argument("--embedder", help="embedding model for the metrics that also embed "
-                   "(answer_relevancy) (default: all-MiniLM-L6-v2 if installed, else those "
-                   "metrics are skipped)")
     c.add_argument("--device", help="auto, cpu, cuda, mps (default: $LOCALEVAL_DEVICE or auto)")
-    c.add_argument("--cache", help="cache file (default: $LOCALEVAL_CACHE or "
-                   "~/.cache/localeval/cache.sqlite)")
-    c.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
-    c.add_argument("--reasons", choices=["full", "short", "none"],
-                   help="check the judge as a run with this --reasons asks it (default: "
-                        "$LOCALEVAL_REASONS or full)")
-    c.add_argument("--quiet", action="store_true", help="no progress bar, no table")
-    c.add_argument("--json", action="store_true", help="print the result as JSON")
     c.set_defaults(func=cmd_judge_check)
 
 
@@ -108,29 +104,39 @@ def cmd_judge_check(args: argparse.Namespace) -> int:
     finally:
         if bar is not None:
             bar.close()
-    if args.json:
-        from localeval.results import dumps_strict
-        print(dumps_strict(result.to_dict(), indent=2))
-    elif not args.quiet:
+    if args.out or args.json:
+        from localeval.results import atomic_file, dumps_strict
+
+        text = dumps_strict(result.to_dict(), indent=2)
+        if args.out:
+            with atomic_file(args.out) as f:
+                f.write(text + "\n")
+        if args.json:
+            say_json(text)
+    if not args.json and not args.quiet:
         _print_table(result)
-    else:
-        print(result.summary_line(), file=sys.stderr)
+    elif args.quiet and not args.json:
+        say(result.summary_line(), err=True)
+    if args.out:
+        say(f"wrote {args.out}", err=True)
     return 0 if result.fit else 1
 
 
 def _print_table(result: Any) -> None:
-    from rich.console import Console
     from rich.table import Table
 
-    t = Table(title=f"judge check: {result.judge}")
+    # the title and cells are Text (cell): a judge named "[red]x" is shown, not parsed
+    t = Table(title=cell(f"judge check: {result.judge}"))
     for col in ("metric", "pairs ordered right", "pass rate", "unscored", "verdict"):
-        t.add_column(col, justify="left" if col in ("metric", "verdict") else "right")
+        # metric keys whole in a narrow log: the name column does not wrap
+        t.add_column(col, justify="left" if col in ("metric", "verdict") else "right",
+                     no_wrap=col == "metric")
     for key, m in result.metrics.items():
-        t.add_row(key, f"{m.passed}/{m.pairs}", f"{m.pass_rate:.0%}", str(m.unscored), m.verdict)
+        t.add_row(cell(key), f"{m.passed}/{m.pairs}", f"{m.pass_rate:.0%}", str(m.unscored),
+                  cell(m.verdict))
     for key, why in result.skipped.items():
-        t.add_row(key, "-", "-", "-", f"skipped: {why}")
-    console = Console()
-    console.print(t)
-    console.print(result.summary_line())
+        t.add_row(cell(key), "-", "-", "-", cell(f"skipped: {why}"))
+    show(t)
+    say(result.summary_line())
     if result.copied_calls:
-        console.print(f"{result.copied_calls} judge calls copied the prompt's example")
+        say(f"{result.copied_calls} judge calls copied the prompt's example")

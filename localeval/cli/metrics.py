@@ -5,13 +5,17 @@ from __future__ import annotations
 import argparse
 import json
 
+from localeval.cli.console import say, say_json, show, terminal
+
 __all__ = ["add_metrics_parser", "cmd_metrics"]
 
 
 def add_metrics_parser(sub: argparse._SubParsersAction) -> None:
     """``localeval metrics [--json]``."""
-    m = sub.add_parser("metrics", help="list every metric with its required columns")
-    m.add_argument("--json", action="store_true", help="machine-readable output")
+    from localeval.cli import options as opt
+
+    m = sub.add_parser("metrics", help="list every metric with its required columns",
+                       parents=[opt.json_flag("the metrics")])
     m.set_defaults(func=cmd_metrics)
 
 
@@ -28,11 +32,9 @@ def cmd_metrics(args: argparse.Namespace) -> int:
                      "aliases": list(cls.aliases), "param": f"@{cls.at_field}" if cls.at_field
                      else "", "description": cls.description})
     if args.json:
-        print(json.dumps(rows, indent=2))
+        say_json(json.dumps(rows, indent=2))
         return 0
-    from rich.console import Console
-
-    console = Console()
+    console = terminal()
     cells = [_name_cell(r) for r in rows]
     widest = max(len(line) for c in cells for line in c.splitlines())
     # metric + the narrowest other columns (9, "judge+embedder", 12) + borders and padding
@@ -50,7 +52,7 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     table.add_column("description", ratio=2, min_width=12, overflow="fold")
     for r, cell in zip(rows, cells):
         table.add_row(cell, ", ".join(r["requires"]), r["needs"], r["description"])
-    console.print(table, crop=False)  # a narrow terminal wraps lines; nothing is cut
+    show(table, console=console)  # crop=False: a narrow terminal wraps lines; nothing is cut
     return 0
 
 
@@ -64,12 +66,12 @@ def _print_list(rows: list[dict], cells: list[str], width: int) -> None:
     one block a metric, its name first and whole, the rest wrapped under it."""
     import textwrap
 
-    print("localeval metrics")
+    say("localeval metrics")
     for r, cell in zip(rows, cells):
         name, _, alias = cell.partition("\n")
-        print(f"\n{name}  [{r['needs']}]")
+        say(f"\n{name}  [{r['needs']}]")
         for text in (alias, "needs: " + (", ".join(r["requires"]) or "-"), r["description"]):
             if text:
-                print(textwrap.fill(text, width=max(width, 20), initial_indent="  ",
+                say(textwrap.fill(text, width=max(width, 20), initial_indent="  ",
                                     subsequent_indent="  ", break_long_words=False,
                                     break_on_hyphens=False))

@@ -8,15 +8,16 @@ where. Exit codes: 0 done, 2 bad input or options, 3 a model error.
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
+
+from localeval.cli.console import say, say_json
 
 __all__ = ["add_rank_parser", "cmd_rank"]
 
 
 def add_rank_parser(sub: argparse._SubParsersAction) -> None:
     """``localeval rank V1 V2 V3 ...``."""
-    from localeval.cli.run import add_judge_options
+    from localeval.cli import options as opt
     from localeval.cli.versions import add_pairwise_judge_options
 
     p = sub.add_parser(
@@ -25,8 +26,15 @@ def add_rank_parser(sub: argparse._SubParsersAction) -> None:
         description="Rank versions of a pipeline on the questions they share: the judge "
                     "(--judge) compares every two versions' answers to each question, in "
                     "both orders; Bradley-Terry strengths with 95% bootstrap intervals over "
-                    "questions, and which neighbours cannot be told apart. Writes rank.json. "
-                    "Exit codes: 0 done, 2 bad input or options, 3 a model error.")
+                    "questions, and which neighbours cannot be told apart. Writes rank.json "
+                    "and rank.html. "
+                    "Exit codes: 0 done, 2 bad input or options, 3 a model error.",
+        parents=[opt.judge(verdicts="soft; hard for a judge without probabilities"),
+                 opt.cache(title="judge"),
+                 opt.resamples(9999, what="of the questions"), opt.seed(0, checked=False),
+                 opt.quiet(), opt.json_flag("rank.json"),
+                 opt.out("where rank.json goes", default="localeval-rank"),
+                 opt.overwrite("a ranking the folder holds")])
     p.add_argument("versions", nargs="+", metavar="VERSION",
                    help="two or more versions: localeval run directories or results.jsonl "
                         "(with --data), RAGAS exports or data sets with answers "
@@ -38,14 +46,7 @@ def add_rank_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--names", metavar="A,B,C",
                    help="comma-separated names of the versions (default: their folder or "
                         "file names)")
-    g = add_judge_options(p, verdicts="soft; hard for a judge without probabilities")
-    add_pairwise_judge_options(g)
-    p.add_argument("--resamples", type=int, default=9999,
-                   help="bootstrap resamples of the questions (default %(default)s)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--json", action="store_true", help="print rank.json to stdout")
-    p.add_argument("-o", "--out", default="localeval-rank",
-                   help="where rank.json goes (default %(default)s)")
+    add_pairwise_judge_options(opt.group_of(p, "judge"))
     p.set_defaults(func=cmd_rank)
 
 
@@ -84,26 +85,31 @@ def cmd_rank(args: argparse.Namespace) -> int:
     """Judge, rank, print, write rank.json; returns 0."""
     from pathlib import Path
 
-    from localeval.cli.run import judge_options
+    from localeval.cli.options import judge_options
+    from localeval.cli.output_policy import cache_of, check_out
     from localeval.pairwise import rank_lines, rank_versions
-    from localeval.results import atomic_file, dumps_strict, make_output_folder
+    from localeval.results import dumps_strict
 
     kw = _options(args)
-    out = Path(args.out)
-    make_output_folder(out)  # an unusable -o fails before the judge is asked
+    policy, settings = check_out(args, args.versions, args.data, getattr(args, "criteria_file", None),
+                                 cache_of(args), result="rank.json",
+                                 path_options=("versions", "data", "criteria_file"))
+    out = policy.folder(Path(args.out))  # an unusable -o fails before the judge is asked
     r = rank_versions(args.versions, judge=args.judge, verdicts=args.verdicts,
                       cache=False if args.no_cache else (args.cache or True),
                       judge_check=not args.no_judge_check,
                       judge_options=judge_options(args),
-                      progress=False if args.json else None, **kw)
+                      progress=False if (args.json or args.quiet) else None, **kw)
     text = dumps_strict(r.to_dict(), indent=2) + "\n"
-    path = out / "rank.json"
-    with atomic_file(path) as f:
-        f.write(text)
+    path = policy.write_json(out / "rank.json", r.to_dict(), settings)
+    from localeval.pairwise import write_rank_page
+
+    page = write_rank_page(r, out)  # rank.html beside rank.json
     if args.json:
-        print(text, end="")
+        say_json(text, end="")
     else:
         for line in rank_lines(r):
-            print(line)
-    print(f"wrote {path}", file=sys.stderr)
+            say(line)
+    say(f"wrote {path}", err=True)
+    say(f"wrote {page}", err=True)
     return 0

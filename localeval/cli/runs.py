@@ -13,6 +13,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from localeval.cli import options as opt
+from localeval.cli.console import say, say_json, show
+
 __all__ = ["add_runs_parser", "cmd_runs"]
 
 
@@ -21,10 +24,12 @@ def add_runs_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("runs", help="list the runs kept under folders: date, name and tags, "
                                     "dataset version, judge, metrics, gates",
                        description="List every localeval run folder found under DIR "
-                                   "(searched recursively), oldest first.")
+                                   "(searched recursively), oldest first.",
+                       parents=[opt.json_flag("the runs"),
+                                opt.out("also write the runs as JSON to this file",
+                                        metavar="FILE")])
     p.add_argument("dirs", nargs="*", metavar="DIR", default=["."],
                    help="folders to search (default: the current folder)")
-    p.add_argument("--json", action="store_true", help="print the runs as JSON")
     p.set_defaults(func=cmd_runs)
 
 
@@ -33,19 +38,21 @@ def cmd_runs(args: argparse.Namespace) -> int:
     from localeval.resultsets import find_runs
 
     entries = find_runs(args.dirs)
-    if args.json:
-        from localeval.results import dumps_strict
+    if args.json or args.out:
+        from localeval.results import atomic_file, dumps_strict
 
-        print(dumps_strict({"runs": [e.to_dict() for e in entries]}, indent=2))
-        return 0
+        text = dumps_strict({"runs": [e.to_dict() for e in entries]}, indent=2)
+        if args.out:
+            with atomic_file(args.out) as f:
+                f.write(text + "\n")
+            say(f"wrote {args.out}", err=True)
+        if args.json:
+            say_json(text)
+            return 0
     if not entries:
-        from localeval.errors import printable
-
-        print(f"no localeval runs under {printable(', '.join(args.dirs))}")
+        say(f"no localeval runs under {', '.join(args.dirs)}")
         return 0
-    from rich.console import Console
-
-    Console().print(runs_table(entries), crop=False)
+    show(runs_table(entries))
     return 0
 
 

@@ -11,14 +11,16 @@ Exit codes: 0 done (gates passed), 1 a gate failed, 2 bad input or options.
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
+
+from localeval.cli.console import note, say, say_json, show
 
 __all__ = ["add_diff_parser", "cmd_diff", "add_pairwise_judge_options"]
 
 
 def add_diff_parser(sub: argparse._SubParsersAction) -> None:
     """``localeval diff BASE NEW``."""
+    from localeval.cli import options as opt
     from localeval.cli.label_options import add_label_options
 
     p = sub.add_parser(
@@ -28,7 +30,15 @@ def add_diff_parser(sub: argparse._SubParsersAction) -> None:
                     "below 100 pairs, bootstrap above), samples that "
                     "got better or worse, newly failing or unscored. Exit codes: 0 done, "
                     "1 a gate failed, 2 bad input or options. With --labels-base and "
-                    "--labels-new, also the difference corrected by labels (PPI++).")
+                    "--labels-new, also the difference corrected by labels (PPI++).",
+        parents=[opt.judge(verdicts="soft with --pairwise; hard for a judge without "
+                           "probabilities"), opt.cache(title="judge"),
+                 opt.resamples(None, what="and random sign vectors of the randomization "
+                               "test from 21 to 99 pairs"), opt.seed(0, checked=False),
+                 opt.quiet("with --pairwise: no progress bar or progress line"),
+                 opt.json_flag("diff.json"),
+                 opt.out("where diff.json, diff.md and diff.html go",
+                         default="localeval-diff"), opt.overwrite("a diff the folder holds")])
     p.add_argument("base", help="the base version: a localeval run directory or results.jsonl, "
                                 "a RAGAS to_pandas() export (.csv/.json/.jsonl) or a deepeval JSON")
     p.add_argument("new", help="the new version (same formats; the two may differ)")
@@ -62,10 +72,7 @@ def add_diff_parser(sub: argparse._SubParsersAction) -> None:
                         "with --labels-new, adds the difference corrected by labels (PPI++)")
     g.add_argument("--labels-new", metavar="FILE",
                    help="labels of NEW's rows, on the same rows as --labels-base")
-    from localeval.cli.run import add_judge_options
-
-    pw = add_judge_options(p, verdicts="soft with --pairwise; hard for a judge without "
-                           "probabilities")
+    pw = opt.group_of(p, "judge")
     pw.add_argument("--pairwise", action="store_true",
                     help="also ask the judge (--judge) which answer is better, pair by pair, "
                          "in both orders: wins, losses, ties, inconsistent pairs, the "
@@ -77,19 +84,13 @@ def add_diff_parser(sub: argparse._SubParsersAction) -> None:
                     help="with --pairwise: exit 1 when the judge prefers BASE beyond the "
                          "interval (the preference for NEW's 95%% interval lies entirely "
                          "below 0.5), or when there is no interval (nothing could be judged)")
-    p.add_argument("--resamples", type=int, default=None,
-                   help="bootstrap resamples, and random sign vectors of the randomization "
-                        "test from 21 to 99 pairs (default 9999)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--json", action="store_true", help="print diff.json to stdout")
-    p.add_argument("-o", "--out", default="localeval-diff",
-                   help="where diff.json, diff.md and diff.html go (default %(default)s)")
     p.set_defaults(func=cmd_diff)
 
 
 def add_pairwise_judge_options(g: Any, *, when: str = "") -> None:
     """What ``diff --pairwise`` and ``rank`` share: the criterion (text, or a table of a
-    metrics TOML file), the pairwise judge check and the judge cache. ``when``: the
+    metrics TOML file) and the pairwise judge check (the judge cache is
+    ``options.cache``, a parent of both parsers). ``when``: the
     condition the help names first (``with --pairwise: ``)."""
     g.add_argument("--criterion", metavar="TEXT",
                    help=f"{when}what 'better' means (default: answers the question better "
@@ -103,10 +104,6 @@ def add_pairwise_judge_options(g: Any, *, when: str = "") -> None:
     g.add_argument("--no-judge-check", action="store_true",
                    help=f"{when}skip the known-answer pairwise judge check (a right answer "
                         "against a hallucinated one, both orders, 20 calls)")
-    g.add_argument("--cache", help="judge cache file, as for localeval run (default: "
-                   "$LOCALEVAL_CACHE or ~/.cache/localeval/cache.sqlite)")
-    g.add_argument("--no-cache", action="store_true",
-                   help="do not read or write the judge cache")
 
 
 def _thresholds(specs: list[str] | None) -> tuple[float, dict[str, float]]:
@@ -156,7 +153,7 @@ def _pairwise(args: argparse.Namespace, d: Any, criterion: str | None,
               source: str | None) -> tuple[list[str], list[str]]:
     """``--pairwise``: judge the pairs in both orders; the result goes into ``d`` (diff.json).
     Returns the lines for the terminal and the pairwise gates' failures."""
-    from localeval.cli.run import judge_options
+    from localeval.cli.options import judge_options
     from localeval.pairwise import (
         compare_pairwise,
         preferred_base_failure,
@@ -170,7 +167,7 @@ def _pairwise(args: argparse.Namespace, d: Any, criterion: str | None,
                          cache=False if args.no_cache else (args.cache or True),
                          judge_check=not args.no_judge_check,
                          judge_options=judge_options(args),
-                         progress=False if args.json else None, **kw)
+                         progress=False if (args.json or args.quiet) else None, **kw)
     d.pairwise, d.pairwise_check = r.to_dict(), r.judge_check
     gates = [preferred_base_failure(r) if args.fail_if_preferred_base else None,
              unfit_pairwise_failure(r) if args.fail_if_unfit_judge else None]
@@ -179,7 +176,6 @@ def _pairwise(args: argparse.Namespace, d: Any, criterion: str | None,
 
 def cmd_diff(args: argparse.Namespace) -> int:
     """Compare, print, write, gate; returns 0, or 1 when a gate failed."""
-    from localeval.cli.agreement import terminal_console
     from localeval.config import check_resamples, check_seed
     from localeval.errors import UsageError
     from localeval.report import parse_allow_unscored
@@ -201,6 +197,13 @@ def cmd_diff(args: argparse.Namespace) -> int:
     if args.resamples is not None:
         check_resamples(args.resamples, "--resamples")
     kw: dict[str, Any] = {} if args.resamples is None else {"n_resamples": args.resamples}
+    from localeval.cli.output_policy import cache_of, check_out
+
+    inputs = ("base", "new", "base_data", "new_data", "labels_base", "labels_new",
+              "criteria_file")
+    policy, settings = check_out(args, *(getattr(args, k, None) for k in inputs),
+                                 cache_of(args) if args.pairwise else None,
+                                 result="diff.json", path_options=inputs)
     d = diff_runs(args.base, args.new, metrics=_metrics(args.metrics), threshold=default,
                   thresholds=per, base_data=args.base_data, new_data=args.new_data,
                   seed=args.seed, **kw)
@@ -216,17 +219,17 @@ def cmd_diff(args: argparse.Namespace) -> int:
     if args.pairwise:
         pairwise, pairwise_failures = _pairwise(args, d, criterion, source)
         failures += pairwise_failures
-    paths = write_diff(d, args.out)
+    paths = write_diff(d, args.out, policy=policy, settings=settings)
     if args.json:
         from localeval.results import dumps_strict
 
-        print(dumps_strict(d.to_dict(), indent=2))
+        say_json(dumps_strict(d.to_dict(), indent=2))
     else:
-        terminal_console().print(terminal_table(d))
+        show(terminal_table(d), wide=True)
         for line in pairwise or []:
-            print(line)
+            say(line)
     for p in paths:
-        print(f"wrote {p}", file=sys.stderr)
+        say(f"wrote {p}", err=True)
     for f in failures:
-        print(f"localeval: gate failed: {f}", file=sys.stderr)
+        note(f, kind="gate failed")
     return 1 if failures else 0

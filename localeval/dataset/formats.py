@@ -1,5 +1,10 @@
 """Data files in: JSONL, JSON, CSV/TSV and Parquet, read into numbered records.
 
+The one table reader of localeval: datasets and corpora (``read_file``,
+streamed) and the tables other tools and people write, result exports and
+label tables (``read_table``, through ``resultsets``), all come through
+these readers; CSV and TSV through ``csv_text.csv_records``.
+
 Each reader yields (1-based line or row, record dict) and reports a broken
 file as one ``DataError`` naming the file and the line. What the records
 mean (columns, types) is checked in ``localeval.dataset.samples``; CSV/TSV
@@ -13,18 +18,18 @@ results file, which strict JSON readers would then reject.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 import os
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
+from localeval.dataset.csv_text import csv_records, csv_separator
 from localeval.errors import DataError, JSONValueError, os_reason
 
-__all__ = ["read_file", "read_jsonl_rows", "kind_of", "file_format", "loads_strict",
-           "CELL_FORMATS"]
+__all__ = ["read_file", "read_table", "Table", "read_jsonl_rows", "json_value",
+           "json_table_rows", "kind_of", "file_format", "loads_strict", "CELL_FORMATS"]
 
 #: Formats whose cells are text; ``samples`` parses list cells as JSON arrays.
 CELL_FORMATS = ("csv", "tsv")
@@ -76,30 +81,79 @@ def file_format(path: Path, fmt: str | None) -> str:
     return (fmt or path.suffix.lstrip(".")).lower()
 
 
-def read_file(path: Path, fmt: str | None) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(1-based line or row, record) of a data file, by ``fmt`` or the file's suffix."""
-    try:
-        if not path.exists():
-            raise DataError("file not found", file=str(path))
-        if path.is_dir():
-            raise DataError("is a directory, expected a data file", file=str(path))
-        fmt = file_format(path, fmt)
-        if fmt in ("parquet", "pq"):
-            return _read_parquet(path)
+def read_file(path: Path, fmt: str | None, *, allow_non_finite: bool = False
+              ) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(1-based line or row, record) of a data file, by ``fmt`` or the file's suffix.
+
+    ``allow_non_finite``: NaN and Infinity in JSON are read as floats (result
+    sets other tools wrote, where NaN means unscored); datasets refuse them.
+    """
+    fmt = file_format(path, fmt)
+    if fmt in ("parquet", "pq", "jsonl", "ndjson"):
+        _exists(path)
         if fmt in ("jsonl", "ndjson"):
-            return _read_jsonl_file(path)
+            return _read_jsonl_file(path, allow_non_finite)
+        return _read_parquet(path)
+    text = _file_text(path)
+    if fmt == "json":
+        return _read_json(text, path, allow_non_finite)
+    if fmt in CELL_FORMATS:
+        return csv_records(text, str(path), "\t" if fmt == "tsv" else ",")
+    raise DataError(f"unknown file type {path.suffix!r}: use .jsonl, .json, .csv, .tsv or .parquet",
+                    file=str(path))
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table file read whole: its records, where they came from and how they are numbered.
+
+    ``unit``: "line" for JSONL and CSV/TSV (a record is numbered by the line it
+    starts on), "row" for JSON and Parquet. ``separator``: the one a CSV/TSV
+    was read with; None for the other formats.
+    """
+
+    rows: list[tuple[int, dict[str, Any]]]
+    source: str
+    unit: str
+    separator: str | None = None
+
+
+def read_table(path: str | Path, fmt: str | None = None, *,
+               recognise: Callable[[str], bool] | None = None) -> Table:
+    """A table another tool or a person wrote (a result export, a labels file), read whole.
+
+    The same readers as ``read_file``, with the leniency such tables need:
+    NaN in JSON (unscored), a CSV row short of trailing cells padded with
+    empty ones, and with ``recognise`` (a test of a header cell) a CSV a
+    spreadsheet saved with ``;`` read with ``;`` (``csv_separator``).
+    """
+    p = Path(path)
+    fmt = file_format(p, fmt)
+    if fmt not in CELL_FORMATS:
+        unit = "line" if fmt in ("jsonl", "ndjson") else "row"
+        return Table(list(read_file(p, fmt, allow_non_finite=True)), str(p), unit)
+    text = _file_text(p)
+    sep = "\t" if fmt == "tsv" else csv_separator(text, recognise) if recognise else ","
+    return Table(list(csv_records(text, str(p), sep, pad_short=True)), str(p), "line", sep)
+
+
+def _exists(path: Path) -> None:
+    if not path.exists():
+        raise DataError("file not found", file=str(path))
+    if path.is_dir():
+        raise DataError("is a directory, expected a data file", file=str(path))
+
+
+def _file_text(path: Path) -> str:
+    """The text of a whole data file; DataErrors for a missing, unreadable or empty one."""
+    _exists(path)
+    try:
         raw = path.read_bytes()
     except OSError as e:
         raise DataError(f"cannot read: {os_reason(e)}", file=str(path)) from None
     if not raw.strip():
         raise DataError("file is empty", file=str(path))
-    text = _decode(raw, path)
-    if fmt == "json":
-        return _read_json(text, path)
-    if fmt in CELL_FORMATS:
-        return _read_csv(text, path, "\t" if fmt == "tsv" else ",")
-    raise DataError(f"unknown file type {path.suffix!r}: use .jsonl, .json, .csv, .tsv or .parquet",
-                    file=str(path))
+    return _decode(raw, path)
 
 
 def _decode(raw: bytes, path: Path) -> str:
@@ -125,7 +179,8 @@ def read_jsonl_rows(text: str, source: str | os.PathLike[str], *,
             yield n, _jsonl_record(line, n, source, allow_non_finite)
 
 
-def _read_jsonl_file(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+def _read_jsonl_file(path: Path, allow_non_finite: bool = False
+                     ) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line, object) of a JSONL file read one line at a time.
 
     Only the line being parsed is in memory beside the records already made:
@@ -157,7 +212,7 @@ def _read_jsonl_file(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             if not line or line.isspace():  # no strip(): that would copy a long line
                 continue
             seen = True
-            record = _jsonl_record(line, n, src, False)
+            record = _jsonl_record(line, n, src, allow_non_finite)
             del line  # not kept alive by this frame while the caller uses the record
             yield n, record
     if not seen:
@@ -187,95 +242,57 @@ def _too_large(source: str, n: int, size: int) -> DataError:
                      file=source, row=n)
 
 
-def _read_json(text: str, path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+def _read_json(text: str, path: Path, allow_non_finite: bool
+               ) -> Iterator[tuple[int, dict[str, Any]]]:
+    return json_table_rows(json_value(text, str(path), allow_non_finite), str(path))
+
+
+def json_value(text: str, src: str, allow_non_finite: bool = False) -> Any:
+    """The JSON value of a whole file (``loads_strict``); a DataError naming line and column."""
     try:
-        obj = loads_strict(text)
+        return loads_strict(text, allow_non_finite)
     except json.JSONDecodeError as e:
-        raise DataError(f"malformed JSON: {e.msg}", file=str(path), row=e.lineno) from None
+        raise DataError(f"malformed JSON: {e.msg} at column {e.colno}", file=src,
+                        row=e.lineno) from None
     except ValueError as e:
-        raise DataError(str(e), file=str(path)) from None
-    if isinstance(obj, dict) and all(isinstance(v, list) for v in obj.values()):
-        n = len(next(iter(obj.values()), []))
-        obj = [{k: v[i] if i < len(v) else None for k, v in obj.items()} for i in range(n)]
+        raise DataError(str(e), file=src) from None
+
+
+def json_table_rows(obj: Any, src: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(row, record) of a JSON table: an array of objects, or any ``DataFrame.to_json`` orient.
+
+    records, columns (``{col: {index: value}}``), index (``{index: {col: value}}``),
+    split, table, and ``{col: [values]}``; a ragged column reads None past its end.
+    """
+    if isinstance(obj, dict) and isinstance(obj.get("data"), list):
+        if "columns" in obj:  # orient="split"
+            cols = obj["columns"]
+            obj = [dict(zip(cols, r)) if isinstance(r, list) else r for r in obj["data"]]
+        else:  # orient="table"
+            obj = obj["data"]
+    elif isinstance(obj, dict) and obj and all(isinstance(v, dict) for v in obj.values()):
+        first = next(iter(obj.values()))
+        if all(_intlike(k) for k in first) and not all(_intlike(k) for k in obj):
+            cols = list(obj)  # orient="columns"
+            index = list(dict.fromkeys(k for c in cols for k in obj[c]))
+            obj = [{c: obj[c].get(i) for c in cols} for i in index]
+        else:  # orient="index"
+            obj = list(obj.values())
+    elif isinstance(obj, dict) and all(isinstance(v, list) for v in obj.values()):
+        n = max((len(v) for v in obj.values()), default=0)
+        obj = [{k: (v[i] if i < len(v) else None) for k, v in obj.items()} for i in range(n)]
     if not isinstance(obj, list):
-        raise DataError("expected a JSON array of objects", file=str(path))
+        raise DataError("expected a table: a JSON array of objects or a pandas to_json() "
+                        "export", file=src)
     for i, r in enumerate(obj, 1):
         if not isinstance(r, dict):
-            raise DataError(f"item {i}: expected a JSON object, got {kind_of(r)}", file=str(path))
+            raise DataError(f"expected a JSON object, got {kind_of(r)}", file=src, row=i,
+                            unit="row")
         yield i, r
 
 
-def _read_csv(text: str, path: Path, delim: str) -> Iterator[tuple[int, dict[str, str]]]:
-    """(line where the record starts, {column: cell text}); damage is an error, never a guess."""
-    # A cell can be as long as the file: the csv module's default 128 KiB cap would
-    # fail on one long retrieved context. The limit is process-wide; only raise it.
-    csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
-    # strict: a quote in the wrong place is an error instead of silently merged rows.
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delim, strict=True)
-    src = str(path)
-    nul = text.find("\x00")
-    if nul >= 0:  # the csv module passes NUL through; in a text file it means damage
-        raise DataError("contains a NUL byte; is this a text file?", file=src,
-                        row=text.count("\n", 0, nul) + 1)
-    start = 1
-    try:
-        header = next(reader, None)
-        if not header or not any(h.strip() for h in header):
-            raise DataError("no header row", file=src)
-        _check_header(header, src)
-        start = reader.line_num + 1
-        for cells in reader:
-            if not cells or (len(cells) == 1 and not cells[0].strip()):  # a blank line
-                start = reader.line_num + 1
-                continue
-            _check_row(cells, header, delim, src, start, reader.line_num)
-            yield start, dict(zip(header, cells))
-            start = reader.line_num + 1
-    except csv.Error as e:
-        raise DataError(_csv_problem(str(e), delim, reader.line_num), file=src,
-                        row=start) from None
-
-
-def _check_header(header: list[str], src: str) -> None:
-    seen: dict[str, int] = {}
-    for i, name in enumerate(header, 1):
-        if name in seen:
-            raise DataError(f"duplicate column {name!r} in the header (columns {seen[name]} "
-                            f"and {i}); rename one", file=src, row=1)
-        seen[name] = i
-
-
-def _check_row(cells: list[str], header: list[str], delim: str, src: str, start: int,
-               end: int) -> None:
-    if len(cells) != len(header):
-        more = len(cells) > len(header)
-        raise DataError(f"{len(cells)} cell{'s' * (len(cells) != 1)}, but the header has "
-                        f"{len(header)} columns"
-                        + ("" if more else "; a missing cell must still be written, "
-                           f"empty, between its {'tabs' if delim == chr(9) else 'commas'}"),
-                        file=src, row=start)
-    if delim == "\t" and end > start:
-        for col, cell in zip(header, cells):
-            if "\n" in cell and "\t" in cell:
-                # TSV cells hold no tabs: a quoted cell with both a tab and a line
-                # break has swallowed the rows after it.
-                raise DataError(f"a cell that starts with a quote runs on to line {end}, "
-                                "taking in the rows between: close the quote, or, if the "
-                                "quote is part of the text, quote the whole cell and double "
-                                "the quotes inside it",
-                                file=src, row=start, column=col)
-
-
-def _csv_problem(msg: str, delim: str, end: int) -> str:
-    if "unexpected end of data" in msg:
-        return ("a quoted cell is never closed (unterminated quote): it runs to the end "
-                "of the file")
-    if "expected after" in msg:
-        sep = "tab" if delim == "\t" else "comma"
-        return (f"a quote in the wrong place (line {end}: after a closing quote the cell "
-                f"must end with a {sep}); quote the whole cell and double the quotes inside "
-                'it, e.g. "He said ""yes"""')
-    return f"cannot parse: {msg}"
+def _intlike(k: Any) -> bool:
+    return isinstance(k, int) or (isinstance(k, str) and k.lstrip("-").isdigit())
 
 
 def _read_parquet(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:

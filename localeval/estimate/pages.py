@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from localeval.errors import UsageError
 from localeval.estimate.analysis import MIN_LABELS, TRUSTED_LABELS, EstimateResult
@@ -32,10 +32,7 @@ from localeval.report import code_span, escape_markdown, sample_question
 from localeval.results import (
     RESULTS_FILE,
     SUMMARY_FILE,
-    atomic_file,
     content_fields,
-    dumps_strict,
-    make_output_folder,
 )
 from localeval.resultsets import ResultSet, align, load_result_set
 
@@ -125,42 +122,22 @@ def render_estimate(r: EstimateResult) -> Any:
     return t
 
 
-def _inputs(r: EstimateResult) -> list[Path]:
-    """The files the estimate read: the run's results and summary, the labels file."""
-    out = []
-    for name in (r.run, r.labels):
-        p = Path(name)
-        out += [p, p / RESULTS_FILE, p / SUMMARY_FILE] if p.is_dir() else [p]
-        if p.name == RESULTS_FILE:
-            out.append(p.with_name(SUMMARY_FILE))
-    return out
+def write_estimate(r: EstimateResult, out_dir: str | Path, *, policy: Any = None,
+                   settings: Mapping[str, Any] | None = None) -> list[Path]:
+    """estimate.json (with ``settings``, the options that made it) and estimate.md in
+    ``out_dir``; returns the paths written.
 
+    Through the output policy (``output.OutputPolicy``: the command's own, else one
+    whose inputs are the run and the labels file): an ``out_dir`` that is, lies in or
+    holds a file the estimate read, a folder that cannot be one or a file that cannot
+    be written (a full disk) is one UsageError naming it (exit 2)."""
+    from localeval.output import OutputPolicy
 
-def _same_file(a: Path, b: Path) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return False
-
-
-def write_estimate(r: EstimateResult, out_dir: str | Path) -> list[Path]:
-    """estimate.json and estimate.md in ``out_dir``; returns the paths written.
-
-    A folder that cannot be one, a file that cannot be written (a full disk) or
-    a file the estimate read is one UsageError naming it (exit 2)."""
-    out = Path(out_dir)
-    texts = {out / "estimate.json": dumps_strict(estimate_dict(r), indent=2) + "\n",
-             out / "estimate.md": estimate_markdown(r)}
-    for p in texts:
-        src = next((s for s in _inputs(r) if _same_file(p, s)), None)
-        if src is not None:
-            raise UsageError(f"-o {out}: {p.name} would be written over {src}, an input of "
-                             "this command; choose another -o")
-    make_output_folder(out)
-    for p, text in texts.items():
-        with atomic_file(p) as f:
-            f.write(text)
-    return list(texts)
+    policy = policy if policy is not None else OutputPolicy([r.run, r.labels])
+    md = estimate_markdown(r)
+    out = policy.folder(out_dir)
+    return [policy.write_json(out / "estimate.json", estimate_dict(r), settings),
+            policy.write_text(out / "estimate.md", md)]
 
 
 def _samples(rs: ResultSet, dataset: Any) -> dict[str, Any]:
@@ -184,8 +161,7 @@ def _sheet_inputs(run: str | Path, dataset: Any) -> list[Path]:
     out = [p / RESULTS_FILE, p / SUMMARY_FILE] if p.is_dir() else [p, p.with_name(
         SUMMARY_FILE)]
     if isinstance(dataset, (str, os.PathLike)):
-        d = Path(dataset)
-        out += [f for f in d.rglob("*") if f.is_file()] if d.is_dir() else [d]
+        out.append(Path(dataset))  # a folder: nothing may be written inside it
     return out
 
 

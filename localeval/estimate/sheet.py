@@ -28,17 +28,15 @@ leaves no temporary file.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-import os
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from localeval.errors import DataError, UsageError
+from localeval.errors import DataError, OutputError, UsageError
 from localeval.estimate.draw import Draw
+from localeval.output import OutputPolicy
 from localeval.report import conversation_text, is_conversation, sample_question
-from localeval.results import atomic_file, make_output_folder, spreadsheet_cell
+from localeval.results import atomic_file, make_output_folder, write_csv
 from localeval.resultsets import ResultSet
 
 __all__ = ["sheet_rows", "judge_rows", "write_sheet", "sidecar_path", "judge_path",
@@ -69,6 +67,7 @@ def sheet_rows(draw: Draw, metrics: Sequence[str], samples: dict[str, Any],
                scores: dict[str, dict[str, Any]], details: dict[str, dict[str, Any]], *,
                show_judge: bool = False) -> tuple[list[str], list[list[str]]]:
     """(header, rows) of the sheet; ``samples`` maps id to its Sample (None when unknown).
+    Cells are as meant; ``write_sheet`` (``results.write_csv``) quotes them against formulas.
 
     Blind unless ``show_judge``: no judge score or working (``judge_rows`` has them). When a
     drawn sample is a conversation, a ``conversation`` column after the question holds it
@@ -91,7 +90,7 @@ def sheet_rows(draw: Draw, metrics: Sequence[str], samples: dict[str, Any],
             row += _judge_cells(sid, metrics, scores, details)
         row += [""] * len(metrics)
         row += [repr(prob[sid]), draw.name]
-        rows.append([spreadsheet_cell(c) for c in row])  # every cell is text here
+        rows.append(row)  # quoted against formulas by results.write_csv
     return header, rows
 
 
@@ -99,8 +98,7 @@ def judge_rows(draw: Draw, metrics: Sequence[str], scores: dict[str, dict[str, A
                details: dict[str, dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
     """(header, rows) of a blind sheet's companion: per drawn row (in the sheet's order) its
     id, the draw, and per metric the judge's score and working."""
-    rows = [[spreadsheet_cell(c) for c in [sid, draw.name,
-                                           *_judge_cells(sid, metrics, scores, details)]]
+    rows = [[sid, draw.name, *_judge_cells(sid, metrics, scores, details)]
             for sid in draw.drawn_ids]
     return ["id", DRAW_COLUMN, *_judge_header(metrics)], rows
 
@@ -121,13 +119,6 @@ def draw_pool(run: ResultSet, metrics: Sequence[str]) -> tuple[list[str], int]:
     order, and how many rows were left out."""
     ids = [sid for sid, sc in run.scores.items() if any(sc.get(m) is not None for m in metrics)]
     return ids, len(run.scores) - len(ids)
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:  # one of them does not exist (yet)
-        return a.resolve() == b.resolve()
 
 
 def _labelled_cell(path: Path) -> tuple[int, str] | None:
@@ -161,11 +152,14 @@ def check_sheet_target(out: str | Path, inputs: Iterable[str | Path]) -> Path:
     p = Path(out)
     names = {p: "the sheet", sidecar_path(p): "the sheet's sidecar",
              judge_path(p): "the sheet's companion of judge scores"}
+    policy = OutputPolicy(inputs)  # the one output policy: never over or inside an input
     for target, what in names.items():
-        for src in inputs:
-            if _same_file(target, Path(src)):
-                raise UsageError(f"-o {p}: {what} would be written over {src}, an input of "
-                                 "this command; choose another -o")
+        try:
+            policy.check(target, folder=False)
+        except OutputError as e:
+            if target == p:
+                raise
+            raise OutputError(f"{e} ({what}, written beside -o {p})") from None
     if p.is_dir():
         raise UsageError(f"-o {p} is a folder; name the sheet's file (e.g. "
                          f"{p / 'label-sheet.csv'})")
@@ -177,14 +171,6 @@ def check_sheet_target(out: str | Path, inputs: Iterable[str | Path]) -> Path:
                              "or move it")
     make_output_folder(p.parent)
     return p
-
-
-def _csv_text(header: list[str], rows: list[list[str]]) -> str:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\r\n")
-    w.writerow(header)
-    w.writerows(rows)
-    return "\ufeff" + buf.getvalue()
 
 
 def write_sheet(path: str | Path, header: list[str], rows: list[list[str]], draw: Draw,
@@ -199,11 +185,10 @@ def write_sheet(path: str | Path, header: list[str], rows: list[list[str]], draw
               "judge_scores": judge_path(out).name if judge is not None else None,
               **draw.to_dict()}
     make_output_folder(out.parent)
-    texts = [(out, _csv_text(header, rows)),
-             (side, json.dumps(record, indent=2, ensure_ascii=False) + "\n")]
+    written = [write_csv(out, header, rows)]
+    with atomic_file(side, newline="") as f:
+        f.write(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+    written.append(side)
     if judge is not None:
-        texts.append((judge_path(out), _csv_text(*judge)))
-    for p, text in texts:
-        with atomic_file(p, newline="") as f:
-            f.write(text)
-    return tuple(p for p, _ in texts)
+        written.append(write_csv(judge_path(out), *judge))
+    return tuple(written)

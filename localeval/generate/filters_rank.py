@@ -23,8 +23,6 @@ chunk's (the same paragraph in two documents cannot tell them apart).
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -33,7 +31,7 @@ import numpy as np
 
 from localeval.corpus import Chunk
 from localeval.generate.candidates import Candidate
-from localeval.lang import CJK_RUN
+from localeval.lang import lexical_tokens
 
 __all__ = ["NOT_RETRIEVED", "UNKNOWN_CHUNK", "BM25", "round_trip", "embed_prefixes",
            "lexical_tokens"]
@@ -41,7 +39,6 @@ __all__ = ["NOT_RETRIEVED", "UNKNOWN_CHUNK", "BM25", "round_trip", "embed_prefix
 NOT_RETRIEVED = "not_retrieved"
 UNKNOWN_CHUNK = "unknown_chunk"
 
-_WORD = re.compile(r"[^\W\d_]+|\d+", re.UNICODE)
 #: Queries scored at once (a block of the query x chunk score matrix).
 _BLOCK = 128
 #: Scores this close count as a tie.
@@ -50,16 +47,6 @@ _TIE = 1e-6
 COMMON_SHARE = 0.5
 #: ... in a corpus of at least this many chunks.
 COMMON_MIN_CHUNKS = 4
-
-
-def lexical_tokens(text: str) -> list[str]:
-    """Lower-cased (NFKC) words and numbers; runs of kana/Han as character bigrams."""
-    t = unicodedata.normalize("NFKC", text).casefold()
-    out: list[str] = []
-    for run in CJK_RUN.findall(t):
-        out.extend(run[i:i + 2] for i in range(max(1, len(run) - 1)))
-    out.extend(w for w in _WORD.findall(CJK_RUN.sub(" ", t)))
-    return out
 
 
 class BM25:

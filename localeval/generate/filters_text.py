@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from localeval.generate.candidates import Candidate
-from localeval.lang import CJK_CHAR, detect_lang, normalise
+from localeval.lang import char_words, detect_lang, normalise
 from localeval.prompts import copies_in
 
 __all__ = ["EMPTY", "REPETITIVE", "repetition", "COPIES_CHUNK", "REFERENCE_IS_QUESTION",
@@ -55,15 +55,6 @@ LOOP_SHARE = 0.6
 LOOP_MIN_TOKENS = 8
 
 _DIGITS = re.compile(r"(\d+)")
-_WORD = re.compile(r"\w+")
-
-
-def _tokens(text: str) -> list[str]:
-    """Words, with each Japanese or Chinese character a token of its own."""
-    out: list[str] = []
-    for w in _WORD.findall(text.lower()):
-        out.extend(list(w) if CJK_CHAR.search(w) else [w])
-    return out
 
 
 def repetition(text: str) -> float:
@@ -71,7 +62,7 @@ def repetition(text: str) -> float:
     that run comes back at least ``LOOP_REPEATS`` times (0.0 otherwise, and for short
     texts). Counted by hand: a loop is a property of one string, which no text library
     measures; ``n``-gram counts over one string take microseconds."""
-    tokens = _tokens(text)
+    tokens = char_words(text)  # each Japanese or Chinese character a token
     if len(tokens) < LOOP_MIN_TOKENS:
         return 0.0
     best = 0.0

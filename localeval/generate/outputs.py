@@ -1,10 +1,13 @@
 """The files of a generated test set, each written atomically (``results.atomic_file``).
 
 ``testset.jsonl`` and ``testset.csv`` hold the kept rows (``Candidate.to_row``;
-in the CSV every list or mapping is a JSON array or object, every text cell quoted by
-``results.spreadsheet_cell``), ``dropped.jsonl`` the dropped rows with their
-reasons, ``qrels.txt`` the TREC qrels (``qid 0 chunk_id 1`` for each source chunk
-of a kept row), ``chunks.jsonl`` the chunks (``write_chunks``) and
+in the CSV every list or mapping is a JSON array or object; the CSV is written by
+``results.write_csv``, the dialect of every CSV localeval writes: UTF-8 with a
+byte-order mark, ``\\r\\n``, text cells quoted against spreadsheet formulas),
+``dropped.jsonl`` the dropped rows with their reasons, ``qrels.txt`` the TREC
+qrels (``qid 0 chunk_id 1`` for each source chunk of a kept row; TREC's
+whitespace-separated lines, not a CSV), ``chunks.jsonl`` the chunks
+(``write_chunks``) and
 ``summary.json`` the counts and the signature; ``testset.html`` (``page``) and
 ``summary.md`` (``summary_md``) show them to a person. A failed write is an
 ``OutputError`` naming the file (exit 2).
@@ -12,7 +15,6 @@ of a kept row), ``chunks.jsonl`` the chunks (``write_chunks``) and
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -21,7 +23,7 @@ from localeval.generate.candidates import Candidate
 from localeval.generate.chunks_file import write_chunks
 from localeval.generate.page import write_testset_page
 from localeval.generate.summary_md import render_testset_summary
-from localeval.results import atomic_file, dumps_strict, spreadsheet_cell
+from localeval.results import atomic_file, dumps_strict, write_csv
 
 __all__ = ["write_testset_files", "TESTSET_FILES", "csv_cell"]
 
@@ -31,10 +33,11 @@ TESTSET_FILES = ("testset.jsonl", "testset.csv", "dropped.jsonl", "qrels.txt",
 
 
 def csv_cell(value: Any) -> Any:
-    """One CSV cell: a list or mapping as JSON, anything else through ``spreadsheet_cell``."""
+    """One CSV cell: a list or mapping as JSON, anything else as it is (``write_csv`` quotes
+    text against spreadsheet formulas)."""
     if isinstance(value, (list, tuple, dict)):
-        value = dumps_strict(value)
-    return spreadsheet_cell(value)
+        return dumps_strict(value)
+    return value
 
 
 def _jsonl(path: Path, rows: Sequence[dict[str, Any]]) -> None:
@@ -49,11 +52,7 @@ def _csv(path: Path, rows: Sequence[dict[str, Any]]) -> None:
         columns.extend(k for k in r if k not in columns)
     if not columns:
         columns = list(Candidate("", "", "", (), (), (), "", "").to_row())
-    with atomic_file(path, newline="") as f:
-        w = csv.writer(f, lineterminator="\n")
-        w.writerow(columns)
-        for r in rows:
-            w.writerow([csv_cell(r.get(c)) for c in columns])
+    write_csv(path, columns, ([csv_cell(r.get(c)) for c in columns] for r in rows))
 
 
 def _qrels(path: Path, kept: Sequence[Candidate]) -> None:

@@ -8,10 +8,10 @@ row; each row opens to its question, reference, the reference's statements marke
 supported or not by the support filter, and its source chunks verbatim (chunk id,
 document id, text).
 
-It is built like the run report (``localeval.report``) and the pages of ``versions``
-and ``agreement``: the report's stylesheet and script, jinja2 with autoescape (every
-question, reference, chunk and id from the corpus or the judge is escaped), and the
-same Content-Security-Policy (``default-src 'none'``, our own style and script by
+It is built with the page toolkit of every page (``report.page_env``,
+``report.render_page``, ``report.write_page``): the report's stylesheet and script,
+jinja2 with autoescape (every question, reference, chunk and id from the corpus or
+the judge is escaped), and the one Content-Security-Policy (``default-src 'none'``, our own style and script by
 hash), so it opens offline and a string that slipped through escaping could neither
 run nor fetch anything. It stays bounded for a 10,000-row test set: every row is
 listed, but only the first ``MAX_FULL_ROWS`` of each list open to their texts and
@@ -31,13 +31,11 @@ from localeval.corpus import Chunk
 from localeval.generate.candidates import Candidate
 from localeval.generate.filters import MIN_SUPPORT
 from localeval.generate.summary_md import next_commands, signature_pairs
-from localeval.report import Clipper, csp_hash, excerpt
-from localeval.results import atomic_file
+from localeval.report import Clipper, excerpt, page_env, render_page, write_page
 
 __all__ = ["write_testset_page", "render_testset_page", "page_view", "MAX_FULL_ROWS",
            "MAX_CHUNKS", "MAX_DOCUMENTS", "MAX_NOTES"]
 
-_TEMPLATES = "templates"
 #: Rows of each list (kept, dropped) that open to their texts, statements and chunks; the
 #: rest show their id, question, reason and support, and their chunk ids.
 MAX_FULL_ROWS = 200
@@ -192,22 +190,8 @@ def render_testset_page(kept: Sequence[Candidate], dropped: Sequence[Candidate],
                  chunks: Sequence[Chunk], summary: Mapping[str, Any],
                  folder: str | os.PathLike[str] = ".") -> str:
     """The whole page as one string (UTF-8, no external reference)."""
-    import jinja2
-    from markupsafe import Markup
-
-    env = jinja2.Environment(
-        loader=jinja2.ChoiceLoader([jinja2.PackageLoader("localeval.generate", _TEMPLATES),
-                                    jinja2.PackageLoader("localeval.report", _TEMPLATES)]),
-        autoescape=True,  # questions, references, chunks and ids come from user files
-        undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
-    )
-    source = env.loader.get_source  # type: ignore[union-attr]  # the loader set above
-    css = source(env, "report.css")[0] + "\n" + source(env, "testset.css")[0]
-    js = source(env, "report.js")[0]
-    # our own CSS and JS are static package files, not data: they go in unescaped
-    return env.get_template("testset.html.j2").render(
-        v=page_view(kept, dropped, chunks, summary, folder), css=Markup(css),
-        js=Markup(js), css_hash=csp_hash(css), js_hash=csp_hash(js))
+    return render_page(page_env("localeval.generate"), "testset.html.j2", css=("testset.css",),
+                       v=page_view(kept, dropped, chunks, summary, folder))
 
 
 def write_testset_page(out: str | os.PathLike[str], kept: Sequence[Candidate],
@@ -217,7 +201,4 @@ def write_testset_page(out: str | os.PathLike[str], kept: Sequence[Candidate],
     (exit 2) naming the page when it cannot be written."""
     folder = Path(out)
     path = folder / "testset.html"
-    page = render_testset_page(kept, dropped, chunks, summary, folder)
-    with atomic_file(path, newline="\n") as f:
-        f.write(page)
-    return path
+    return write_page(path, render_testset_page(kept, dropped, chunks, summary, folder))

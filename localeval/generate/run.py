@@ -22,7 +22,9 @@ from localeval.generate.checkpoint import Checkpoint
 from localeval.generate.filters import filter_candidates
 from localeval.generate.filters_health import door_copy_health
 from localeval.generate.outputs import write_testset_files
+from localeval.generate.planning import counts
 from localeval.generate.synthesis import PER_CHUNK, STEPS, prompt_examples, synthesize
+from localeval.output import SETTINGS_KEY, OutputPolicy, settings_record
 from localeval.run import RunProgress
 
 __all__ = ["generate_testset", "TestsetResult", "parse_distribution"]
@@ -79,7 +81,7 @@ def generate_testset(docs: str | os.PathLike[str], n: int, out: str | os.PathLik
                      personas: Sequence[str] | None = None, styles: Sequence[str] | None = None,
                      judge_options: dict[str, Any] | None = None, cache: Any = True,
                      device: str | None = None, parallel: int | str | None = None,
-                     progress: bool | None = None,
+                     progress: bool | None = None, overwrite: bool = False,
                      on_note: Callable[[str], None] | None = None) -> TestsetResult:
     """Write a test set of about ``n`` questions from the documents ``docs`` into ``out``.
 
@@ -95,15 +97,26 @@ def generate_testset(docs: str | os.PathLike[str], n: int, out: str | os.PathLik
     as it is written, so an interrupted call, made again, asks only for the rest
     (``checkpoint``). ``progress``: None shows a bar on a terminal (a line every
     30 s in a log), False nothing.
+
+    Every option, the corpus and the models are checked before anything is
+    written; ``out`` may not be or lie inside the documents (the next call would
+    read the test set as a document), and a test set ``out`` holds that was
+    written with other settings is replaced only with ``overwrite``
+    (``output.OutputPolicy``). ``embedder`` None chooses as ``localeval run``
+    does (``run.choose_embedder``: multilingual for Japanese or Chinese text),
+    said in a note and in summary.json's signature.
     """
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise InvalidArgument(f"-n must be a whole number of questions, 1 or more, not {n!r}")
     if k < 1:
         raise InvalidArgument(f"--k must be 1 or more, not {k!r}")
     shares = parse_distribution(distribution)
+    counts(n, shares)  # a bad distribution fails here, before anything is read or written
+    synthesize([], 0, judging=None, personas=personas, styles=styles)  # bad personas/styles
     from localeval.corpus import chunk_documents, corpus_hash, read_corpus
-    from localeval.results import make_output_folder
 
+    policy = OutputPolicy([docs, _cache_file(cache)], overwrite=overwrite)
+    folder = policy.check(out, folder=True)  # -o inside the documents: refused before reading
     notes: list[str] = []
 
     def note(text: str) -> None:
@@ -114,12 +127,11 @@ def generate_testset(docs: str | os.PathLike[str], n: int, out: str | os.PathLik
     corpus = read_corpus(docs, on_note=on_note)
     chunks = chunk_documents(corpus, max_chars=max_chars, min_chars=min_chars,
                              overlap_sentences=overlap_sentences, on_note=on_note)
-    folder = Path(out)
-    make_output_folder(folder)
     options = dict(judge_options or {})
     if parallel is not None:
         options["parallel"] = parallel
-    loaded_judge, loaded_embedder = _models(judge, embedder, options, cache, device)
+    loaded_judge, loaded_embedder = _models(judge, embedder, options, cache, device,
+                                            [c.text for c in chunks], note)
     from localeval.metrics import Judging
 
     capacity = max(1, int(getattr(loaded_judge, "capacity", 1) or 1))
@@ -127,9 +139,12 @@ def generate_testset(docs: str | os.PathLike[str], n: int, out: str | os.PathLik
     hash_ = corpus_hash(corpus)
     chunking = {"max_chars": max_chars, "min_chars": min_chars,
                 "overlap_sentences": overlap_sentences}
-    checkpoint = Checkpoint(folder, _checkpoint_key(
-        loaded_judge, hash_, chunking, seed=seed, n=n, distribution=shares, personas=personas,
-        styles=styles, embedder=loaded_embedder), on_note=note)
+    key = _checkpoint_key(loaded_judge, hash_, chunking, seed=seed, n=n, distribution=shares,
+                          personas=personas, styles=styles, embedder=loaded_embedder)
+    settings = {**key, "k": k}
+    policy.check_settings(folder / "summary.json", settings)  # a set of other settings: kept
+    policy.folder(folder)  # made only now: every option and model has been checked
+    checkpoint = Checkpoint(folder, key, on_note=note, policy=policy)
     if checkpoint.earlier:
         note(f"resuming: {len(checkpoint.earlier)} questions written before are taken from "
              f"{checkpoint.path}")
@@ -178,6 +193,7 @@ def generate_testset(docs: str | os.PathLike[str], n: int, out: str | os.PathLik
     summary["usage"] = usage
     summary["notes"] = notes
     summary["signature"]["prompts"] = dict(sorted(judging.prompt_versions.items()))
+    summary[SETTINGS_KEY] = settings_record(settings)
     files = write_testset_files(folder, result.kept, result.dropped, chunks, summary)
     checkpoint.remove()
     return TestsetResult(folder, n, result.kept, result.dropped, dict(result.counts),
@@ -219,9 +235,12 @@ def _minus(after: dict[str, Any], before: dict[str, Any]) -> dict[str, Any]:
 
 
 def _models(judge: Any, embedder: Any, options: dict[str, Any] | None, cache: Any,
-            device: str | None) -> tuple[Any, Any]:
+            device: str | None, texts: Sequence[str],
+            note: Callable[[str], None]) -> tuple[Any, Any]:
+    """The judge, and the embedder chosen as ``localeval run`` chooses (``choose_embedder``:
+    a multilingual one for Japanese or Chinese chunks), each choice said through ``note``."""
     from localeval.config import run_config
-    from localeval.run import build_embedder, build_judge, open_cache
+    from localeval.run import build_embedder, build_judge, choose_embedder, open_cache
 
     store = open_cache(cache)
     if judge is False:
@@ -234,7 +253,19 @@ def _models(judge: Any, embedder: Any, options: dict[str, Any] | None, cache: An
     if embedder is not None and isinstance(embedder, str) and embedder.lower() == "none":
         embedder = False
     dev = run_config(device=device).device
-    return loaded, build_embedder(embedder, store, dev)
+    chosen, said = choose_embedder(embedder, texts, lambda e: build_embedder(e, store, dev))
+    for text in said:
+        note(text)
+    return loaded, chosen
+
+
+def _cache_file(cache: Any) -> Any:
+    """The cache file a ``cache`` argument names (an input: -o may not be it), else None."""
+    if cache is True or cache is None:
+        from localeval.cache import default_cache_path
+
+        return default_cache_path()
+    return cache if isinstance(cache, (str, os.PathLike)) else None
 
 
 def _summary(corpus: Any, chunks: Sequence[Any], candidates: Sequence[Candidate], result: Any,

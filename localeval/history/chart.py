@@ -21,6 +21,7 @@ from typing import Sequence
 from localeval.errors import printable
 from localeval.history.groups import Mark
 from localeval.history.runs import HistoryRun
+from localeval.report import Scale, domain, finite
 
 __all__ = ["trend_svg"]
 
@@ -35,18 +36,21 @@ def _num(v: float) -> str:
 def trend_svg(metric: str, runs: Sequence[HistoryRun], marks: Sequence[Mark]) -> str:
     """The chart of ``metric`` over ``runs`` (oldest first), with ``marks``; escaped SVG."""
     pts = [r.metrics.get(metric) for r in runs]
-    vals = [v for p in pts if p is not None
-            for v in (p.mean, p.low, p.high) if v is not None]
+    vals = [f for p in pts if p is not None
+            for f in (finite(v) for v in (p.mean, p.low, p.high)) if f is not None]
     lo, hi = _range(vals)
     n = max(len(runs), 1)
     plot_w, plot_h = _W - _LEFT - _RIGHT, _H - _TOP - _BOTTOM
     base = _H - _BOTTOM
+    # the one scale of every page's SVG: a NaN or infinite mean is a gap in the line and
+    # an interval with such an end is not drawn, never a "nan" coordinate
+    sy = Scale(lo, hi, base, base - plot_h)
 
     def x(i: int) -> float:
         return _LEFT + (i + 0.5) * plot_w / n
 
-    def y(v: float) -> float:
-        return base - (v - lo) / (hi - lo) * plot_h
+    def y(v: float | None) -> float:
+        return sy(v) or 0.0  # callers pass finite values only
 
     name = escape(printable(metric))
     out = [f'<svg class="trend" viewBox="0 0 {_W} {_H}" width="{_W}" height="{_H}" '
@@ -70,17 +74,18 @@ def trend_svg(metric: str, runs: Sequence[HistoryRun], marks: Sequence[Mark]) ->
     dots = []
     big = n <= 120
     for i, (r, p) in enumerate(zip(runs, pts)):
-        if p is None or p.mean is None:
+        if p is None or finite(p.mean) is None:
             if line:
                 lines.append(line)
             line = []
             continue
         cx, cy = _num(x(i)), _num(y(p.mean))
         line.append(f"{cx},{cy}")
-        if p.low is not None and p.high is not None:
+        whole = finite(p.low) is not None and finite(p.high) is not None
+        if whole:
             dots.append(f'<line class="ci" x1="{cx}" x2="{cx}" y1="{_num(y(p.low))}" '
                         f'y2="{_num(y(p.high))}"/>')
-        ci = f" [{p.low:.3f}, {p.high:.3f}]" if p.low is not None and p.high is not None else ""
+        ci = f" [{p.low:.3f}, {p.high:.3f}]" if whole else ""
         caveat = r.caveat(metric)
         said = f" · {caveat}: not evidence" if caveat else ""
         tip = escape(printable(f"{r.label} · {(r.started or '')[:10]} · {p.mean:.3f}{ci}{said}"))
@@ -106,13 +111,11 @@ def trend_svg(metric: str, runs: Sequence[HistoryRun], marks: Sequence[Mark]) ->
 
 
 def _range(vals: list[float]) -> tuple[float, float]:
-    """The y axis: 0 to 1 for scores that fit it, else the values' range with a margin."""
+    """The y axis: 0 to 1 for scores that fit it, else the values' range with a margin
+    (``vals``: finite numbers)."""
     if not vals:
         return 0.0, 1.0
     lo, hi = min(vals), max(vals)
     if lo >= 0 and hi <= 1:
         return 0.0, 1.0
-    if hi == lo:
-        return lo - 0.5, hi + 0.5
-    pad = (hi - lo) * 0.05
-    return lo - pad, hi + pad
+    return domain(vals, pad=0.05)  # one value widened; no overflow near the largest floats

@@ -1,9 +1,9 @@
 """``localeval history``'s page: every run kept, by dataset version, with each metric's trend.
 
-One self-contained HTML file, built like the run report and the diff page:
-the report's stylesheet and script plus ``history.css``, Jinja2 with
-autoescape (run names, tags and folders come from users), and the same
-Content-Security-Policy (our own style and script only, by hash; no URL
+One self-contained HTML file, built with the page toolkit of every page
+(``report.page_env``, ``report.render_page``): the report's stylesheet and script
+plus ``history.css``, Jinja2 with autoescape (run names, tags and folders come
+from users), and the one Content-Security-Policy (our own style and script only, by hash; no URL
 anywhere). The charts are ``chart.trend_svg``'s SVG. A run whose judge failed
 its judge check is marked where its judged numbers are shown (its chart points,
 its table row: "judge unfit"), and a judged trend through such a run is
@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 from urllib.parse import quote
 
 from localeval.errors import printable
@@ -34,7 +34,6 @@ __all__ = ["History", "build_history", "history_html", "write_history", "MAX_ROW
 
 #: runs listed in a group's table (the newest); every run is in the trends
 MAX_ROWS = 300
-_TEMPLATES = "templates"
 
 
 @dataclass
@@ -67,44 +66,56 @@ def build_history(folders: Iterable[str | os.PathLike[str]], page: str | os.Path
     return History(Path(page), tops, group_runs(runs))
 
 
-def write_history(h: History, *, diffs: bool = False, max_rows: int = MAX_ROWS) -> list[Path]:
-    """Write the page (and, with ``diffs``, the diff pages first); return what was written.
+def write_history(h: History, *, diffs: bool = False, max_rows: int = MAX_ROWS,
+                  policy: Any = None, settings: Mapping[str, Any] | None = None) -> list[Path]:
+    """Write the page (and, with ``diffs``, the diff pages, once the page's place is
+    checked); return what was written.
 
-    The page goes through ``results.atomic_file``: an unwritable place is one
-    OutputError naming it (exit 2), with no half-written page left.
+    Through the output policy (``output.OutputPolicy``, the command's own): the page
+    may not be a file of a run it shows (its report.html, summary.json) nor an
+    export it adds, and a page made with other ``settings`` (folders, exports, rows,
+    ``--diffs``; recorded in the page) is replaced only with ``--overwrite``. An
+    unwritable place is one OutputError naming it (exit 2), no half-written page left.
     """
-    from localeval.results import atomic_file, make_output_folder
+    from localeval.output import OutputPolicy, html_settings_comment, make_folder
 
+    policy = policy if policy is not None else OutputPolicy(overwrite=True)
+    policy.add_inputs(_read_files(h))
+    policy.check(h.page, folder=False)
+    if settings is not None:
+        policy.check_settings(h.page, settings)
+    make_folder(h.page.parent)
     written: list[Path] = []
     if diffs and any(g.diffs for g in h.groups):
-        folder = diffs_folder(h.page)
+        folder = policy.check(diffs_folder(h.page), folder=True)
         h.diff_failures = write_diffs(h.groups, folder)
         written.append(folder)
-    make_output_folder(h.page.parent)
-    with atomic_file(h.page) as f:
-        f.write(history_html(h, max_rows=max_rows))
+    text = history_html(h, max_rows=max_rows)
+    policy.write_text(h.page, text + (html_settings_comment(settings) if settings else ""))
     return [h.page, *written]
+
+
+def _read_files(h: History) -> list[Path]:
+    """The files the page was made from: each run's summary, results and report, each
+    export added: none of them may be written over."""
+    from localeval.results import RESULTS_FILE, SUMMARY_FILE
+
+    files: list[Path] = []
+    for r in h.runs:
+        src = Path(r.source)
+        files += ([src / SUMMARY_FILE, src / RESULTS_FILE] if src.is_dir() else [src])
+        files += [r.report] if r.report is not None else []
+    return files
 
 
 def history_html(h: History, *, max_rows: int = MAX_ROWS) -> str:
     """The self-contained page as one string."""
-    import jinja2
     from markupsafe import Markup
 
-    from localeval.report import csp_hash
+    from localeval.report import page_env, render_page
 
-    env = jinja2.Environment(
-        loader=jinja2.ChoiceLoader([jinja2.PackageLoader("localeval.history", _TEMPLATES),
-                                    jinja2.PackageLoader("localeval.report", _TEMPLATES)]),
-        autoescape=True,  # names, tags and folders come from users; keep it on
-        undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
-    )
-    source = env.loader.get_source  # type: ignore[union-attr]  # the loader set above
-    css = "\n".join(source(env, f)[0] for f in ("report.css", "history.css"))
-    js = source(env, "report.js")[0]
-    return env.get_template("history.html.j2").render(
-        v=_view(h, max_rows, Markup), css=Markup(css), js=Markup(js), css_hash=csp_hash(css),
-        js_hash=csp_hash(js))
+    return render_page(page_env("localeval.history"), "history.html.j2", css=("history.css",),
+                       v=_view(h, max_rows, Markup))
 
 
 def _view(h: History, max_rows: int, markup: Any) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""Language: detection, sentence splitting and word tokenisation for en/ja/zh.
+"""Language: detection, sentence splitting and word tokenisation for en/ja/zh (the text
+metrics' tokens, and the named token cuts other packages count: ``tokenize``).
 """
 
 from localeval.lazy import lazy_face
@@ -9,7 +10,12 @@ _WHERE = {
     "LANGS": ".detect",
     "auto_bleu_tokenizer": ".tokenize",
     "bleu_tokens": ".tokenize",
+    "char_words": ".tokenize",
     "check_bleu_tokenizer": ".tokenize",
+    "cjk_bigrams": ".tokenize",
+    "copy_tokens": ".tokenize",
+    "diff_pieces": ".tokenize",
+    "lexical_tokens": ".tokenize",
     "detect_lang": ".detect",
     "normalise": ".matching",
     "normalised_pieces": ".matching",

@@ -1,4 +1,6 @@
-"""Language-aware tokenisation for the text metrics (BLEU, ROUGE).
+"""Language-aware tokenisation for the text metrics (BLEU, ROUGE), and the word tokens
+other parts of localeval count (example-copy detection, generated-text loops, BM25,
+the diff view's word diff), each a named function at the end of this module.
 
 Why this module exists: BLEU and ROUGE count word n-grams, so their numbers
 depend entirely on what a "word" is. The reference tools get English right
@@ -28,7 +30,8 @@ import threading
 import unicodedata
 from typing import Callable
 
-from localeval.lang.detect import LANGS, detect_lang
+from localeval.lang.detect import CJK_CHAR, CJK_RUN, LANGS, detect_lang
+from localeval.lang.matching import normalise
 
 __all__ = [
     "ja_words",
@@ -41,6 +44,11 @@ __all__ = [
     "bleu_tokenizer_names",
     "check_bleu_tokenizer",
     "auto_bleu_tokenizer",
+    "cjk_bigrams",
+    "copy_tokens",
+    "char_words",
+    "lexical_tokens",
+    "diff_pieces",
 ]
 
 _local = threading.local()
@@ -251,3 +259,71 @@ def bleu_tokens(text: str, tokenize: str, lowercase: bool = False) -> list[str]:
     if own is not None:
         return own(text)
     return _sacre_tokenizer(tokenize)(text).split()
+
+
+# -- word tokens counted outside the text metrics ----------------------------------
+# Four parts of localeval cut text into tokens for their own counts; each cut is
+# named here, beside the metrics' ones, so that none is a private copy and each
+# says what it is for. They differ on purpose (see each docstring).
+
+#: Katakana and Han (no hiragana: particles and endings, not names).
+_NAME_CJK_RUN = re.compile(r"[\u30a0-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_NAME_WORD = re.compile(r"[A-Za-z][A-Za-z'-]+|\d[\d.,:/-]*")
+_ANY_WORD = re.compile(r"\w+")
+_LETTERS_OR_DIGITS = re.compile(r"[^\W\d_]+|\d+", re.UNICODE)
+_DIFF_PIECE = re.compile(r"\s+|\w+|[^\w\s]", re.UNICODE)
+
+
+def cjk_bigrams(run: str) -> list[str]:
+    """Overlapping character pairs of a run of CJK characters (the run itself when it is
+    one character): the usual index terms for text written without spaces."""
+    return [run[i:i + 2] for i in range(max(1, len(run) - 1))]
+
+
+def copy_tokens(text: str, *, distinctive: bool) -> set[str]:
+    """The tokens by which a judge's reply is caught copying a prompt's example.
+
+    Latin words of two or more letters and numbers (``normalise``d), and bigrams
+    of katakana and Han runs; with ``distinctive`` only capitalised words and
+    numbers: names and figures, which an answer cannot share with an example
+    by chance. Hiragana are left out: they are particles and endings.
+    """
+    out = set()
+    for w in _NAME_WORD.findall(text):
+        if not distinctive or w[0].isupper() or w[0].isdigit():
+            out.add(normalise(w))
+    for run in _NAME_CJK_RUN.findall(text):
+        out.update(cjk_bigrams(run))
+    out.discard("")
+    return out
+
+
+def char_words(text: str) -> list[str]:
+    """Lower-cased words (``\\w+``), a word with a Japanese or Chinese character in it split
+    into its characters: the units in which a loop of generated text repeats."""
+    out: list[str] = []
+    for w in _ANY_WORD.findall(text.lower()):
+        out.extend(list(w) if CJK_CHAR.search(w) else [w])
+    return out
+
+
+def lexical_tokens(text: str) -> list[str]:
+    """BM25's terms: NFKC-folded, case-folded runs of letters and of digits, and runs of
+    kana and Han as character bigrams (``cjk_bigrams``), bigrams first.
+
+    NFKC and ``casefold`` make full-width and half-width forms and case one
+    term; bigrams find Japanese and Chinese words without a segmenter, as
+    lexical retrieval of CJK text usually does.
+    """
+    t = unicodedata.normalize("NFKC", text).casefold()
+    out: list[str] = []
+    for run in CJK_RUN.findall(t):
+        out.extend(cjk_bigrams(run))
+    out.extend(_LETTERS_OR_DIGITS.findall(CJK_RUN.sub(" ", t)))
+    return out
+
+
+def diff_pieces(text: str) -> list[str]:
+    """``text`` cut into runs of whitespace, words and single other characters, losing
+    nothing (``"".join`` gives it back): the units of a word-level diff to show."""
+    return _DIFF_PIECE.findall(text)

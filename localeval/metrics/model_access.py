@@ -16,13 +16,14 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence, TypeVar
 
 import numpy as np
 from pydantic import BaseModel
 
+from localeval.concurrency import ordered_map
 from localeval.errors import JudgeCallError, NoEmbedder, NoJudge
 from localeval.judge import Judge, JudgeReply, JudgeRequest, Usage
 from localeval.types import Sample
@@ -201,28 +202,10 @@ class Judging:
         calls, not one per context, as in sequence it costs one.
         """
         items = list(items)
-        if self.fanout <= 1 or len(items) <= 1:
-            return [fn(x) for x in items]
-        room = threading.Semaphore(self.fanout)
-        failed = threading.Event()
-
-        def settle(f: Future) -> None:
-            if f.exception() is not None:
-                failed.set()
-            room.release()
-
-        futures: list[Future] = []
-        with ThreadPoolExecutor(max_workers=min(self.fanout, len(items)),
-                                thread_name_prefix="localeval-step") as ex:
-            for x in items:
-                room.acquire()
-                if failed.is_set():
-                    room.release()
-                    break
-                f = ex.submit(fn, x)
-                f.add_done_callback(settle)
-                futures.append(f)
-        return [f.result() for f in futures]
+        # every item is submitted at once; the threads bound what runs (``ordered_map``)
+        return list(ordered_map(fn, items, workers=min(self.fanout, len(items)),
+                                window=len(items), stop_on_failure=True,
+                                name="localeval-step"))
 
     def ask(self, step: str, schema: type[BaseModel], sample: Sample, *,
             prob_field: str | None = None, **inputs: Any) -> JudgeReply:

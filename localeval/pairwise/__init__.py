@@ -14,7 +14,8 @@ probabilities; ``criteria`` takes the criterion from a metrics TOML file;
 ``gate`` is ``--fail-if-preferred-base`` and the pairwise judge's fitness gate.
 ``ranking`` fits Bradley-Terry strengths of several versions with bootstrap
 intervals over questions and ranks them, saying which neighbours cannot be told
-apart; ``rank`` judges every two of several versions (``rank_versions``).
+apart; ``rank`` judges every two of several versions (``rank_versions``); ``page``
+writes ``localeval rank``'s rank.html (``write_rank_page``).
 """
 
 from localeval.lazy import lazy_face
@@ -27,9 +28,12 @@ _WHERE = {
     "Ranking": ".ranking",
     "bradley_terry": ".ranking",
     "fit_strengths": ".ranking",
+    "rank_html": ".page",
     "rank_lines": ".rank",
+    "rank_view": ".page",
     "rank_versions": ".rank",
     "win_table": ".ranking",
+    "write_rank_page": ".page",
     "compare_pairwise": ".compare",
     "criterion_from_file": ".criteria",
     "resolve_criterion": ".criteria",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from localeval.errors import DataError, UsageError
+from localeval.errors import DataError, UsageError, printable
 from localeval.metrics import Judging
 from localeval.pairwise.checking import (
     CHECK_PAIRS,
@@ -180,9 +180,9 @@ def terminal_lines(r: PairwiseResult) -> list[str]:
     lines += [f"  ⚠ {n}" for n in r.bias_notes()]
     base = r.preferred_base()
     if base:
-        shown = ", ".join(p.base_id for p in base[:10])
+        shown = ", ".join(printable(p.base_id) for p in base[:10])
         lines.append(f"BASE preferred on {len(base)} pairs: {shown}"
                      + (" ..." if len(base) > 10 else ""))
-    lines += [f"· {n}" for n in r.notes]
+    lines += [f"· {printable(n)}" for n in r.notes]
     return lines
 

@@ -16,7 +16,7 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from localeval.errors import DataError, LocalevalError, UsageError
+from localeval.errors import DataError, LocalevalError, UsageError, printable
 from localeval.pairwise.checking import CHECK_PAIRS, check_pairwise_judge, progress_bar
 from localeval.pairwise.compare import (
     as_version,
@@ -285,7 +285,8 @@ def rank_lines(r: RankResult) -> list[str]:
     ranks = rk.ranks()
     played = {n: sum(rk.comparisons[i]) for i, n in enumerate(rk.names)}
     won = {n: sum(rk.wins[i]) for i, n in enumerate(rk.names)}
-    width = max(len("version"), *(len(n) for n in rk.names))
+    # version names are the user's (folder names, --names): printable, one line each
+    width = max(len("version"), *(len(printable(n)) for n in rk.names))
     lines = [] if r.judge_check is None else [r.judge_check.summary_line()]
     lines.append(f"{'rank':<4}  {'version':<{width}}  {'strength [95% CI]':<24}  "
                  "wins / comparisons")
@@ -294,10 +295,11 @@ def rank_lines(r: RankResult) -> list[str]:
         st = ("—" if s.value is None else f"{s.value:+.2f}"
               + (f" [{s.low:+.2f}, {s.high:+.2f}]" if s.ci is not None else ""))
         mark = r.marker(n)
-        lines.append(f"{ranks[n]:<4}  {n:<{width}}  {st:<24}  {won[n]:.1f} / {played[n]:.0f}"
+        lines.append(f"{ranks[n]:<4}  {printable(n):<{width}}  {st:<24}  "
+                     f"{won[n]:.1f} / {played[n]:.0f}"
                      + (f"  ({mark})" if mark else ""))
     lines.append(r.sentence())
-    lines += [f"  ⚠ {n}: {f.line or f.marker} (the judge that scored this version's run; "
+    lines += [f"  ⚠ {printable(n)}: {printable(f.line or f.marker)} (the judge that scored this version's run; "
               "the ranking is the pairwise judge's)" for n, f in r.version_fitness.items()
               if f.marker]
     lines += [f"  {g.sentence()}" for g in rk.gaps]

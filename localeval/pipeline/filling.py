@@ -7,12 +7,17 @@ retrieved ids (``contract``). A call that raises keeps its row with a
 at once; the rows are written in input order whatever order they finish in, so
 the file is the same byte for byte at any ``parallel``.
 
-Resuming. The output is written to ``OUT.tmp`` (``results.atomic_file``), one
-row as soon as it and every row before it are done, flushed, and renamed to
-``OUT`` at the end. Ctrl-C renames it too, after appending the earlier run's rows
-not reached yet, so the file then holds every row done. A rerun to the same
-output reads it (and an ``OUT.tmp`` a killed run left) and asks the pipeline only
-for rows not answered there, known by (id, question); a failed row is asked again.
+Resuming. The rows are appended to ``OUT.tmp`` (``output.AppendFile``), one
+row as soon as it and every row before it are done, each on disk before the
+next, and ``OUT.tmp`` is renamed to ``OUT`` at the end. Ctrl-C renames it too,
+after appending the earlier run's rows not reached yet, so the file then holds
+every row done; so does a pipeline that ends the process on a row
+(``sys.exit``, ``SystemExit`` or another ``BaseException``): that is a
+UsageError naming the row (exit 2). A full disk leaves ``OUT.tmp`` with its
+whole rows. A rerun to the same output reads ``OUT`` (and an ``OUT.tmp`` a
+killed or failed run left) and asks the pipeline only for rows not answered
+there, known by (id, question); a failed row is asked again. ``OUT`` may not be
+the data file or the pipeline's own file (``output.OutputPolicy``).
 
 Why no cache keyed by the function's name (``localeval.cache`` keys judge calls
 by the judge's fingerprint: the model file's hash and every setting): a
@@ -26,17 +31,16 @@ output file the user named for this version is the only store, and
 
 from __future__ import annotations
 
-import contextlib
 import copy
+import inspect
 import os
-from collections import deque
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Callable, Iterable, Iterator, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from localeval.dataset import Dataset, load_dataset
-from localeval.errors import DataError, UsageError
+from localeval.errors import DataError, UsageError, printable
+from localeval.output import AppendFile, OutputPolicy, move_into_place
 from localeval.pipeline.contract import read_output
 from localeval.pipeline.rows import (
     ERROR_COLUMN,
@@ -49,7 +53,7 @@ from localeval.pipeline.rows import (
     is_filled,
 )
 from localeval.pipeline.spec import Pipeline, load_pipeline
-from localeval.results import atomic_file, dumps_strict
+from localeval.results import dumps_strict
 from localeval.run import RunProgress
 from localeval.types import Usage
 
@@ -122,29 +126,71 @@ def answer(data: Any, pipeline: str | Callable[..., Any], out: str | os.PathLike
     rows = [base_row(s, cols) for s in samples]
     keys = [cols.key(r) for r in rows]
     path = Path(out) if out is not None else None
+    sink = _sink(path, data, pipe)  # -o over the data or the pipeline's file: refused here
     earlier = earlier_rows(path, cols) if path is not None and cache else {}
     result = AnswerResult([], out=path, pipeline=pipe.label, unit=dataset.unit)
     bar = RunProgress(len(rows), enabled=progress, description="answering")
+    stopped: BaseException | None = None
     try:
-        with atomic_file(path) if path is not None else contextlib.nullcontext() as f:
-            interrupted = _fill(rows, keys, samples, earlier, pipe, cols, parallel, result, bar, f)
-            if interrupted is not None and f is not None:
+        if sink is not None:
+            sink.start()
+        stopped = _fill(rows, keys, samples, earlier, pipe, cols, parallel, result, bar, sink,
+                        dataset.source)
+        if sink is not None and path is not None:
+            if stopped is not None:
                 # the earlier run's rows this one did not reach stay in the file
                 written = {cols.key(r) for r in result.rows}
                 for key, row in earlier.items():
                     if key not in written:
-                        f.write(dumps_strict(row) + "\n")
+                        sink.add(dumps_strict(row))
+            sink.close()
+            _move(sink.path, path)
     finally:
         bar.close()
-    if interrupted is not None:
-        raise interrupted
+        if sink is not None:
+            sink.close()  # after an OutputError, OUT.tmp keeps the whole rows: the next run resumes
+    if stopped is not None:
+        raise stopped
     return result
+
+
+def _sink(path: Path | None, data: Any, pipe: Pipeline) -> AppendFile | None:
+    """The checkpoint ``OUT.tmp`` the rows are appended to (renamed to ``OUT`` at the end),
+    once the output policy has checked that ``OUT`` is none of the command's inputs."""
+    if path is None:
+        return None
+    inputs = [data] if isinstance(data, (str, os.PathLike)) else []
+    policy = OutputPolicy([*inputs, pipe_file(pipe)], overwrite=True)
+    policy.check(path, folder=False)
+    return policy.appender(path.with_name(path.name + ".tmp"))
+
+
+def pipe_file(pipe: Pipeline) -> str | None:
+    """The file the pipeline's function was imported from (None: not a file)."""
+    try:
+        return inspect.getsourcefile(inspect.unwrap(pipe.function))
+    except (TypeError, ValueError):
+        return None
+
+
+def _move(tmp: Path, path: Path) -> None:
+    move_into_place(tmp, path, then=f"the rows are kept in {tmp}; run the same command "
+                                    "again to resume")
+
+
+@dataclass(frozen=True)
+class _Stopped:
+    """What the pipeline raised that is not an ``Exception`` (``sys.exit``, SystemExit...)."""
+
+    error: BaseException
 
 
 def _fill(rows: list[dict[str, Any]], keys: list[RowKey | None], samples: list[Any],
           earlier: dict[RowKey, dict[str, Any]], pipe: Pipeline, cols: Columns, parallel: int,
-          result: AnswerResult, bar: RunProgress, f: IO[str] | None) -> KeyboardInterrupt | None:
-    """Fill and write the rows in order; the KeyboardInterrupt that stopped it, if one did."""
+          result: AnswerResult, bar: RunProgress, sink: AppendFile | None,
+          source: str | None) -> BaseException | None:
+    """Fill and write the rows in order; what stopped it, if something did: the
+    KeyboardInterrupt, or the UsageError naming the row whose call ended the process."""
     done: dict[int, dict[str, Any]] = {}
     for i, key in enumerate(keys):
         before = earlier.get(key) if key is not None else None
@@ -154,6 +200,8 @@ def _fill(rows: list[dict[str, Any]], keys: list[RowKey | None], samples: list[A
     usage = Usage()
     try:
         for i, row in _in_order(len(rows), done, todo, rows, pipe, cols, parallel):
+            if isinstance(row, _Stopped):
+                return _stop_error(row.error, samples[i], result, pipe, source)
             if i in done:
                 result.resumed += 1
             elif ERROR_COLUMN in row:
@@ -161,13 +209,28 @@ def _fill(rows: list[dict[str, Any]], keys: list[RowKey | None], samples: list[A
             else:
                 result.answered += 1
             result.rows.append(row)
-            if f is not None:
-                f.write(dumps_strict(row) + "\n")
-                f.flush()
+            if sink is not None:
+                sink.add(dumps_strict(row))
             bar.update(usage)
     except KeyboardInterrupt as e:
         return e
     return None
+
+
+def _stop_error(e: BaseException, sample: Any, result: AnswerResult, pipe: Pipeline,
+                source: str | None) -> UsageError:
+    """The row, the user's code, and that the rows before it are kept (exit 2, never the
+    pipeline's own exit code, which could be 0 or the gates' 1)."""
+    what = (f"sys.exit({e.code!r})" if isinstance(e, SystemExit)
+            else f"{type(e).__name__}: {e}" if str(e) else type(e).__name__)
+    where = ", ".join(x for x in (source, f"{result.unit} {sample.row}"
+                                  if sample.row is not None else None) if x)
+    kept = (f"the {len(result.rows)} rows before it are kept in {result.out}"
+            if result.out is not None else f"{len(result.rows)} rows were answered before it")
+    return UsageError(f"{printable(where) + ': ' if where else ''}row id {printable(sample.id)}: "
+                      f"the pipeline {printable(pipe.label)} ended the process ({printable(what)}) "
+                      f"while answering it: this is the pipeline's code, not localeval's; {kept}. "
+                      "Fix it and run the same command again: answered rows are not asked again")
 
 
 def _resumed(row: dict[str, Any], before: dict[str, Any], cols: Columns) -> dict[str, Any]:
@@ -182,43 +245,35 @@ def _resumed(row: dict[str, Any], before: dict[str, Any], cols: Columns) -> dict
 
 def _in_order(n: int, done: dict[int, dict[str, Any]], todo: list[int],
               rows: list[dict[str, Any]], pipe: Pipeline, cols: Columns,
-              parallel: int) -> Iterator[tuple[int, dict[str, Any]]]:
+              parallel: int) -> Iterator[tuple[int, Any]]:
     """(index, filled row) for every row in input order; ``todo`` rows are asked of the
     pipeline, by ``parallel`` threads at most, with at most ``4 * parallel`` ahead of the
     row being written (so a million rows are never all queued)."""
-    if parallel == 1 or len(todo) <= 1:
+    from contextlib import closing
+
+    from localeval.concurrency import ordered_map
+
+    asked = ordered_map(lambda j: _ask(pipe, rows[j], cols), todo,
+                        workers=min(parallel, len(todo)), window=4 * parallel, wait=False,
+                        name="localeval-answer")
+    with closing(asked):
         for i in range(n):
-            yield i, done[i] if i in done else _ask(pipe, rows[i], cols)
-        return
-    pool = ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="localeval-answer")
-    ahead: deque[tuple[int, Future[dict[str, Any]]]] = deque()
-    queue = iter(todo)
-    try:
-        for i in range(n):
-            if i in done:
-                yield i, done[i]
-                continue
-            while len(ahead) < 4 * parallel:
-                j = next(queue, None)
-                if j is None:
-                    break
-                ahead.append((j, pool.submit(_ask, pipe, rows[j], cols)))
-            j, future = ahead.popleft()
-            assert j == i, "rows are submitted in input order"
-            yield i, future.result()
-    finally:
-        # Ctrl-C or an error: drop the calls not started; the ones running finish
-        pool.shutdown(wait=False, cancel_futures=True)
+            yield i, done[i] if i in done else next(asked)
 
 
-def _ask(pipe: Pipeline, row: dict[str, Any], cols: Columns) -> dict[str, Any]:
-    """One call: the filled row, or the row with ``pipeline_error`` if the call failed."""
+def _ask(pipe: Pipeline, row: dict[str, Any], cols: Columns) -> Any:
+    """One call: the filled row, the row with ``pipeline_error`` if the call failed, or
+    ``_Stopped`` when it raised what is not an ``Exception`` (``sys.exit``)."""
     question = row[cols["question"]]
     try:
         return filled_row(row, read_output(pipe(question, copy.deepcopy(row))), cols)
     except Exception as e:  # the user's code: any failure is this row's, the run goes on
         message = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
         return failed_row(row, message, cols)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as e:  # noqa: BLE001 - sys.exit in the user's code: stop, name the row
+        return _Stopped(e)
 
 
 def _check_questions(data: Dataset, samples: list[Any]) -> None:

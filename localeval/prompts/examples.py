@@ -30,7 +30,7 @@ from typing import Any, Iterator, Mapping, Sequence
 
 from pydantic import BaseModel
 
-from localeval.lang import normalise
+from localeval.lang import copy_tokens, normalise
 from localeval.prompts.renderer import render
 from localeval.types import Sample
 
@@ -44,8 +44,6 @@ MIN_CHARS = 3
 #: Near-copy matching only from this length on (short strings must match exactly).
 NEAR_MIN_CHARS = 12
 
-_WORD = re.compile(r"[A-Za-z][A-Za-z'-]+|\d[\d.,:/-]*")
-_CJK_RUN = re.compile(r"[\u30a0-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 #: Borrowed distinctive tokens that make a copy: at least this many, and this share.
 BORROWED_MIN = 2
 BORROWED_SHARE = 0.5
@@ -77,21 +75,9 @@ def _line_strings(line: str) -> Iterator[str]:
     yield _NUMBER.sub("", _LABEL.sub("", line))
 
 
-def _tokens(text: str, *, distinctive: bool) -> set[str]:
-    """Words, numbers and kanji/katakana bigrams; only names and numbers when ``distinctive``."""
-    out = set()
-    for w in _WORD.findall(text):
-        if not distinctive or w[0].isupper() or w[0].isdigit():
-            out.add(normalise(w))
-    for run in _CJK_RUN.findall(text):
-        out.update(run[i:i + 2] for i in range(max(1, len(run) - 1)))
-    out.discard("")
-    return out
-
-
 def borrowed_tokens(text: str, example_tokens: set[str], input_tokens: set[str]) -> set[str]:
     """The distinctive tokens of ``text`` that come from the example and not from the inputs."""
-    return (_tokens(text, distinctive=True) & example_tokens) - input_tokens
+    return (copy_tokens(text, distinctive=True) & example_tokens) - input_tokens
 
 
 def example_lines(with_examples: str, without_examples: str) -> list[str]:
@@ -121,14 +107,14 @@ def copied_strings(output: Any, examples: frozenset[str], inputs_text: str,
     if not examples:
         return []
     given = normalise(inputs_text)
-    input_tokens = _tokens(inputs_text, distinctive=False)
-    example_tokens = _tokens(example_text, distinctive=True) if example_text else set()
+    input_tokens = copy_tokens(inputs_text, distinctive=False)
+    example_tokens = copy_tokens(example_text, distinctive=True) if example_text else set()
     copied = []
     for s in _strings(output):
         n = normalise(s)
         # Text found in the inputs, or made only of the inputs' words, is the
         # judge's own work however much it resembles the example.
-        if len(n) < MIN_CHARS or n in given or _tokens(s, distinctive=False) <= input_tokens:
+        if len(n) < MIN_CHARS or n in given or copy_tokens(s, distinctive=False) <= input_tokens:
             continue
         if n in examples or (len(n) >= NEAR_MIN_CHARS and any(
                 len(e) >= NEAR_MIN_CHARS and abs(len(e) - len(n)) <= len(n) // 5
@@ -137,7 +123,7 @@ def copied_strings(output: Any, examples: frozenset[str], inputs_text: str,
             copied.append(s)
             continue
         borrowed = borrowed_tokens(s, example_tokens, input_tokens)
-        own = _tokens(s, distinctive=True)
+        own = copy_tokens(s, distinctive=True)
         if len(borrowed) >= BORROWED_MIN and len(borrowed) >= BORROWED_SHARE * len(own):
             copied.append(s)
     return copied

@@ -4,7 +4,9 @@ report, and quality gates.
 The HTML report is built in three steps: ``view`` turns a summary and its
 records into plain data (with ``details`` for the judge's working and
 ``histogram`` for the score plots), and ``html`` renders that with the
-templates into one self-contained page.
+templates into one self-contained page. ``pages`` is the toolkit every page
+of every package is built with (environment, Content-Security-Policy, assets,
+atomic writer, SVG scales).
 """
 
 from localeval.lazy import lazy_face
@@ -17,7 +19,15 @@ _WHERE = {
     "MAX_PAGE_TEXT": ".clip",
     "MAX_TEXT_CHARS": ".clip",
     "check_gates": ".gates",
-    "csp_hash": ".html",
+    "csp_hash": ".pages",
+    "content_security_policy": ".pages",
+    "domain": ".pages",
+    "finite": ".pages",
+    "page_assets": ".pages",
+    "page_env": ".pages",
+    "render_page": ".pages",
+    "Scale": ".pages",
+    "write_page": ".pages",
     "code_span": ".markdown",
     "conversation_text": ".conversation_view",
     "escape_markdown": ".markdown",

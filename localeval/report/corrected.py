@@ -15,6 +15,7 @@ from typing import Any, Mapping
 
 from localeval.report.judged import judge_unfit
 from localeval.report.numbers import fmt
+from localeval.report.pages import Scale, finite
 from localeval.results import CORRECTED, CorrectedMetric, CorrectedSection, IntervalEntry
 
 __all__ = ["corrected_rows", "corrected_note", "corrected_view", "reliability"]
@@ -95,20 +96,24 @@ def corrected_note(summary: Mapping[str, Any]) -> str:
 def reliability(cal: Mapping[str, Any], *, size: int = 220, pad: int = 30) -> dict[str, Any]:
     """SVG geometry of a reliability diagram: the diagonal, and one dot per non-empty bin at
     (mean judge score, mean label), its area growing with the bin's count."""
-    span = size - 2 * pad
+    # the one scale of every page's SVG: a bin whose mean is NaN, infinite or missing is
+    # left out, never drawn at a "nan" coordinate
+    sx, sy = Scale(0.0, 1.0, pad, size - pad), Scale(0.0, 1.0, size - pad, pad)
 
     def x(v: float) -> float:
-        return round(pad + v * span, 1)
+        return round(sx(v) or 0.0, 1)
 
     def y(v: float) -> float:
-        return round(size - pad - v * span, 1)
+        return round(sy(v) or 0.0, 1)
 
-    most = max((b["n"] for b in cal["bins"]), default=0) or 1
+    placed = [b for b in cal["bins"] if (finite(b.get("n")) or 0) > 0
+              and sx(b.get("mean_score")) is not None and sy(b.get("mean_label")) is not None]
+    most = max((b["n"] for b in placed), default=0) or 1
     dots = [{"cx": x(b["mean_score"]), "cy": y(b["mean_label"]),
              "r": round(3 + 7 * (b["n"] / most) ** 0.5, 1),
              "label": (f"judge {b['low']:.1f}-{b['high']:.1f}: {b['n']} rows, mean judge "
                        f"{b['mean_score']:.2f}, mean label {b['mean_label']:.2f}")}
-            for b in cal["bins"] if b["n"]]
+            for b in placed]
     ticks = [{"v": f"{t:g}", "x": x(t), "y": y(t)} for t in (0, 0.5, 1)]
     return {"size": size, "lo": x(0), "hi": x(1), "base": y(0), "top": y(1), "dots": dots,
             "ticks": ticks, "path": " ".join(f"{d['cx']},{d['cy']}" for d in dots)}

@@ -15,6 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from localeval.report.numbers import plain_number
+from localeval.report.pages import Scale, domain, finite
 
 __all__ = ["Histogram", "histogram", "score_histogram", "tone", "is_bounded", "BINS"]
 
@@ -24,7 +25,7 @@ BINS = 10
 
 def is_bounded(values: Sequence[float]) -> bool:
     """True when every value lies in [0, 1] (fixed bins and score colours apply)."""
-    return bool(values) and all(0.0 <= v <= 1.0 for v in values)
+    return bool(values) and all(v is not None and 0.0 <= v <= 1.0 for v in values)
 
 
 def tone(value: float | None, *, bounded: bool, lower_is_better: bool = False) -> str:
@@ -68,20 +69,6 @@ class Histogram:
         return self.top + self.plot_h
 
 
-def _value_range(x: np.ndarray) -> tuple[float, float]:
-    """The binning range of an unbounded metric: its values' range, widened when that is
-    too narrow for ``BINS`` distinct bins (one value, or values a few ulps apart, where
-    numpy raises "Too many bins for data range")."""
-    if not x.size:
-        return 0.0, 1.0
-    lo, hi = float(x.min()), float(x.max())
-    if not hi - lo > 1e-9 * max(1.0, abs(lo), abs(hi)):
-        mid = lo / 2 + hi / 2  # no overflow near the largest floats
-        pad = max(0.5, abs(mid) * 1e-3)
-        lo, hi = mid - pad, mid + pad
-    return lo, hi
-
-
 def histogram(values: Sequence[float], *, mean: float | None = None,
               ci: Sequence[float] | None = None, lower_is_better: bool = False) -> Histogram:
     """Bin ``values`` (fixed [0, 1] bins for bounded metrics) and lay the bars out."""
@@ -94,13 +81,19 @@ def histogram(values: Sequence[float], *, mean: float | None = None,
     if bounded:
         lo, hi = 0.0, 1.0
     else:
-        lo, hi = _value_range(x)
+        # its values' range, widened when too narrow for BINS distinct bins (one value, or
+        # values a few ulps apart, where numpy raises "Too many bins for data range")
+        lo, hi = domain(x.tolist())
     counts, edges = np.histogram(x, bins=BINS, range=(lo, hi))
     h.ymax = int(counts.max()) if counts.size else 0
-    span = hi - lo
+    # the one scale of every page's SVG: a NaN or infinite mean or interval end is not
+    # drawn, never written into a coordinate
+    sx = Scale(lo, hi, h.left, h.left + h.plot_w)
 
     def x_of(v: float) -> float:
-        return round(h.left + (v - lo) / span * h.plot_w, 2)
+        p = sx(v)
+        assert p is not None  # only finite values reach here
+        return round(p, 2)
 
     bw = h.plot_w / BINS
     for i, c in enumerate(counts):
@@ -117,13 +110,14 @@ def histogram(values: Sequence[float], *, mean: float | None = None,
         })
     ticks = [lo, (lo + hi) / 2, hi]
     h.xticks = [{"x": x_of(t), "text": f"{t:.3g}"} for t in ticks]
-    if mean is not None and lo <= mean <= hi:
-        h.mean_x = x_of(mean)
+    if sx.contains(mean):
+        h.mean_x = x_of(mean)  # type: ignore[arg-type]  # contains: a finite number
         # keep the "mean 0.123" label inside the plot near either edge
-        f = (mean - lo) / span
+        f = sx.fraction(mean) or 0.0
         h.mean_anchor = "start" if f < 0.2 else "end" if f > 0.8 else "middle"
-    if ci and ci[0] is not None and ci[1] is not None:
-        a, b = max(lo, ci[0]), min(hi, ci[1])
+    low, high = (finite(ci[0]), finite(ci[1])) if ci and len(ci) == 2 else (None, None)
+    if low is not None and high is not None:
+        a, b = max(lo, low), min(hi, high)
         if a <= b:
             h.ci = (x_of(a), max(x_of(b) - x_of(a), 1.0))
     return h

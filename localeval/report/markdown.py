@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 from typing import Any, Mapping
 
+from localeval.errors import printable
 from localeval.report.corrected import corrected_note, corrected_rows
 from localeval.report.health import health_line
 from localeval.report.judged import CI_MARK, ci_note, judge_unfit, judged_keys
@@ -113,29 +114,76 @@ def summary_table(summary: Mapping[str, Any]) -> Any:
     from rich.text import Text
 
     # Text(), never plain str: rich parses "[...]" in strings as markup, and a judge
-    # name or reason holding "[/x]" would raise MarkupError
-    t = Table(title=f"localeval summary ({summary.get('n_samples', '?')} samples)")
+    # name or reason holding "[/x]" would raise MarkupError; printable: no control
+    # character of a metric key, judge name or reason reaches the terminal raw
+    title = f"localeval summary ({summary.get('n_samples', '?')} samples)"
+    t = Table(title=title)
     # The signature goes below the table on one line, never wrapped (a wrapped line
     # breaks copy and grep: "verdicts:ha⏎rd"); print the group with crop=False.
-    sig = Text(str(summary.get("signature_line", "")), no_wrap=True, overflow="ignore")
-    t.add_column("metric")
+    sig = Text(printable(summary.get("signature_line", "")), no_wrap=True, overflow="ignore")
+    # A metric key is what users copy into -m and --fail-under: never cut ("tool_call_accur…"
+    # in an 80-column CI log). The column is at least as wide as the longest key; what
+    # follows a key ("(lower is better)") wraps under it; a terminal too narrow for that
+    # gets the rows as a list (_Narrow).
+    widest = max((len(printable(k)) for k in summary["metrics"]), default=6)
+    t.add_column("metric", no_wrap=True)
     t.add_column("mean", justify="right")
     t.add_column("95% CI", justify="right")
     t.add_column("n", justify="right")
     t.add_column("unscored", overflow="fold", max_width=60)
-    for r in _rows(summary):
-        t.add_row(*(Text(c) for c in r))
+    rows = [tuple(printable(c) for c in r) for r in _rows(summary)]
+    for r in rows:
+        t.add_row(Text(_key_first(r[0], widest)), *(Text(c) for c in r[1:]))
     captions = [c for c in (ci_note(summary), corrected_note(summary)) if c]
     if captions:
-        t.caption = Text("\n".join(captions))
+        t.caption = Text("\n".join(printable(c) for c in captions))
+    view = _Narrow(t, widest, title, rows, t.caption)
     warnings = (summary.get("judge_health") or {}).get("warnings") or []
     if not warnings:
         line = health_line(summary)
-        return Group(t, sig, Text(line, style="green")) if line else Group(t, sig)
+        return Group(view, sig, Text(printable(line), style="green")) if line else Group(view, sig)
 
-    body = Text("\n".join(f"- {w}" for w in warnings))
+    body = Text("\n".join(f"- {printable(w)}" for w in warnings))
     return Group(Panel(body, title="judge health: these scores are doubtful",
-                       border_style="red", expand=False), t, sig)
+                       border_style="red", expand=False), view, sig)
+
+
+def _key_first(name: str, widest: int) -> str:
+    """A metric's name cell: ``key (lower is better)`` on one line when it fits the key
+    column, else the key and, under it, what follows it (the column does not wrap)."""
+    key, sep, rest = name.partition(" (")
+    return name if len(name) <= widest or not sep else f"{key}\n({rest}"
+
+
+class _Narrow:
+    """The summary table, or, in a terminal narrower than the longest metric key and the
+    narrowest other columns, the same rows as a list: each key whole on its own line,
+    the numbers under it (as ``localeval metrics`` falls back to a list)."""
+
+    #: The other columns at their narrowest (mean, CI, n, unscored), borders and padding.
+    OTHERS = 2 + 12 + 9 + 5 + 10 + 6
+
+    def __init__(self, table: Any, widest: int, title: str, rows: list[tuple[str, ...]],
+                 caption: Any) -> None:
+        self.table, self.widest, self.title, self.rows, self.caption = (
+            table, widest, title, rows, caption)
+
+    def __rich_console__(self, console: Any, options: Any) -> Any:
+        from rich.padding import Padding
+        from rich.text import Text
+
+        if options.max_width >= self.widest + self.OTHERS:
+            yield self.table
+            return
+        yield Text(self.title, style="italic")
+        for name, mean, ci, n, unscored in self.rows:
+            key, _, rest = name.partition(" (")
+            yield Text(key, style="bold", no_wrap=True, overflow="ignore")
+            more = f"({rest}\n" if rest else ""
+            yield Padding(Text(f"{more}mean {mean} · 95% CI {ci} · n {n} · unscored "
+                               f"{unscored}"), (0, 0, 0, 2))
+        if self.caption is not None:
+            yield self.caption
 
 
 def summary_markdown(summary: Mapping[str, Any]) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping, Sequence
 
+from localeval.errors import printable
 from localeval.report.conversation_view import sample_question
 from localeval.report.gates import gate_entry, threshold_missed, unscored_policy, unscored_text
 from localeval.report.numbers import excerpt
@@ -31,7 +32,10 @@ def sample_label(sample: Any) -> str:
     """``q3 "Where is the cafeteria…"``: the id, and the question (a conversation's first
     user turn) shortened to one line."""
     q = excerpt(sample_question(sample), QUESTION_CHARS)
-    return f"{sample.id} {json.dumps(q, ensure_ascii=False)}" if q else str(sample.id)
+    # the id is data: printable, so a newline in it cannot start a line of its own and an
+    # escape sequence cannot reach the CI log raw (the question is JSON-quoted, and shown)
+    sid = printable(sample.id)
+    return f"{sid} {printable(json.dumps(q, ensure_ascii=False))}" if q else sid
 
 
 def _working(score: Any) -> str:

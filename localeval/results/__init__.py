@@ -57,6 +57,7 @@ _WHERE = {
     "spreadsheet_cell": ".table",
     "unquote_cell": ".table",
     "whole_lines": ".files",
+    "write_csv": ".table",
     "write_results_csv": ".table",
 }
 

@@ -1,18 +1,18 @@
-"""``results.csv``: the run's per-sample scores as a table for spreadsheets and pandas.
+"""The one CSV writer (``write_csv``) and ``results.csv``, the run's scores for spreadsheets.
 
-``results.jsonl`` is the full record (working included); people asked for
-something a spreadsheet or ``pd.read_csv`` opens as is. One row per sample:
-``id``, ``question``, one column per metric (empty when unscored), then one
-``<metric>_reason`` column per metric with why it is unscored (empty when scored).
-The file is written with the csv module (quoting of commas, quotes and line
-breaks in questions is its job) in UTF-8 with a byte-order mark, so that
-Excel shows Japanese and Chinese text correctly; pandas and the csv module
-read the mark transparently.
+Every CSV localeval writes (``results.csv``, the labelling sheet and its
+``.judge.csv``, a generated ``testset.csv``) goes through :func:`write_csv`, in
+one dialect (its docstring says why). ``results.jsonl`` is the full record
+(working included); people asked for something a spreadsheet or
+``pd.read_csv`` opens as is. One row per sample: ``id``, ``question``, one
+column per metric (empty when unscored), then one ``<metric>_reason`` column
+per metric with why it is unscored (empty when scored).
 
 Text cells go through ``spreadsheet_cell``: a cell starting with ``= + - @``,
 a tab or a carriage return is a formula to Excel and LibreOffice (CSV
 injection), so it gets a leading ``'`` as OWASP recommends; scores are
-numbers and stay numbers. Every CSV localeval writes uses that helper.
+numbers and stay numbers. ``write_csv`` applies it to every cell, so no
+caller can forget it, and ``unquote_cell`` undoes it when a sheet is read back.
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ from __future__ import annotations
 import csv
 import os
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from localeval.results.files import atomic_file
 
-__all__ = ["CSV_FILE", "write_results_csv", "spreadsheet_cell", "unquote_cell"]
+__all__ = ["CSV_FILE", "write_csv", "write_results_csv", "spreadsheet_cell", "unquote_cell"]
 
 #: The table's file name in a run folder.
 CSV_FILE = "results.csv"
@@ -57,6 +57,34 @@ def unquote_cell(text: Any) -> Any:
     return text
 
 
+def write_csv(path: str | os.PathLike[str], header: Sequence[Any],
+              rows: Iterable[Sequence[Any]]) -> Path:
+    """Write a table at ``path`` atomically (``atomic_file``), in localeval's one CSV dialect.
+
+    - UTF-8 with a byte-order mark: without one, Excel opens a CSV in the
+      system's legacy code page and Japanese, Chinese or accented text comes
+      out garbled; pandas, the csv module (``utf-8-sig``) and localeval's own
+      table reader drop the mark.
+    - ``\\r\\n`` line ends: RFC 4180's and what spreadsheets write; every CSV
+      reader takes them (a line break inside a quoted cell stays as written).
+    - ``QUOTE_MINIMAL``: a cell is quoted only when it holds a comma, a quote or
+      a line break, so a number stays a number to a spreadsheet.
+    - every cell through :func:`spreadsheet_cell` (formula injection; text
+      read back exactly with :func:`unquote_cell`); ``None`` is an empty cell,
+      an ``int`` or ``float`` is written as a number (a float as its ``repr``,
+      which reads back to the same float).
+
+    ``rows`` is consumed once, as it is written: a generator serves.
+    """
+    p = Path(path)
+    with atomic_file(p, encoding="utf-8-sig", newline="") as f:
+        w = csv.writer(f, dialect="excel", lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL)
+        w.writerow([spreadsheet_cell(h) for h in header])
+        for row in rows:
+            w.writerow([spreadsheet_cell(c) for c in row])
+    return p
+
+
 def write_results_csv(path: str | os.PathLike[str],
                       records: Iterable[Mapping[str, Any]]) -> Path:
     """Write ``records`` (results.jsonl lines) as a CSV table at ``path``, atomically.
@@ -64,21 +92,19 @@ def write_results_csv(path: str | os.PathLike[str],
     ``records`` is read twice (the metrics for the header, then the rows), so an
     iterable that reads the file again on each pass serves without holding them.
     """
-    p = Path(path)
     metrics: dict[str, None] = {}
     for r in records:
         for k in r.get("scores") or {}:
             metrics.setdefault(k, None)
     head = ["id", "question", *metrics, *(f"{m}_reason" for m in metrics)]
-    with atomic_file(p, encoding="utf-8-sig", newline="") as f:
-        w = csv.writer(f)
-        w.writerow([spreadsheet_cell(h) for h in head])
-        for r in records:
-            scores = r.get("scores") or {}
-            errors = r.get("errors") or {}
-            w.writerow([spreadsheet_cell(r.get("id", "")), spreadsheet_cell(r.get("question")),
-                        *("" if scores.get(m) is None else repr(float(scores[m]))
-                          for m in metrics),
-                        *(spreadsheet_cell(errors.get(m)) if scores.get(m) is None else ""
-                          for m in metrics)])
-    return p
+    return write_csv(path, head, _result_rows(records, list(metrics)))
+
+
+def _result_rows(records: Iterable[Mapping[str, Any]], metrics: list[str]
+                 ) -> Iterator[list[Any]]:
+    for r in records:
+        scores = r.get("scores") or {}
+        errors = r.get("errors") or {}
+        yield [r.get("id", ""), r.get("question"),
+               *(None if scores.get(m) is None else float(scores[m]) for m in metrics),
+               *(errors.get(m) if scores.get(m) is None else None for m in metrics)]

@@ -8,7 +8,8 @@ import os
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
-from localeval.errors import OutputError, UsageError, os_reason
+from localeval.errors import OutputError, os_reason
+from localeval.output import make_folder
 from localeval.results.content import sample_content
 from localeval.results.files import RESULTS_FILE, SUMMARY_FILE, dumps_strict, write_json
 from localeval.results.folder_lock import FolderLock
@@ -72,7 +73,7 @@ class RunWriter:
         """Append ``record`` as one whole line, or raise OutputError leaving the lines before."""
         self.start()
         assert self._fd is not None
-        data = (dumps_strict(record) + "\n").encode("utf-8")
+        data = (dumps_strict(record) + "\n").encode("utf-8")  # surrogates escaped: encodes
         try:
             view = memoryview(data)
             while view:  # os.write may write part of it (a disk filling up)
@@ -140,19 +141,9 @@ class _WrittenRecords:
 
 
 def make_output_folder(d: Path) -> None:
-    """Create the output folder; a path that cannot be one is a UsageError saying why."""
-    if d.exists() and not d.is_dir():
-        raise UsageError(f"output folder {d} is a file; choose a folder with -o")
-    try:
-        d.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        blocker = next((p for p in d.parents if p.exists() and not p.is_dir()), None)
-        why = f"{blocker} is a file" if blocker is not None else os_reason(e)
-        raise UsageError(f"cannot create output folder {d}: {why}; choose another with -o"
-                         ) from None
-    if not os.access(d, os.W_OK | os.X_OK):
-        raise UsageError(f"output folder {d}: permission denied (not writable); "
-                         "choose another with -o")
+    """Create the output folder; a path that cannot be one is an OutputError saying why
+    (exit 2; ``output.make_folder``)."""
+    make_folder(d)
 
 
 def add_to_summary(out_dir: str | os.PathLike[str], sections: Mapping[str, Any]) -> None:

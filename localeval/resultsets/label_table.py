@@ -1,7 +1,8 @@
 """The one labels reader: a table of labels, read the same way for ``validate`` and ``estimate``.
 
-A labels file is a table (CSV, TSV, JSON, JSONL; ``tables.read_table``) with
-an id column (``ID_COLUMNS``) and label columns. This module reads it once:
+A labels file is a table (CSV, TSV, JSON, JSONL, Parquet; ``dataset.read_table``, the
+one table reader) with an id column (``ID_COLUMNS``) and label columns. This
+module reads it once:
 
 - a CSV that a spreadsheet saved with ``;`` as its separator (the default
   where ``,`` is the decimal mark) is recognised by its header and read with
@@ -25,8 +26,6 @@ an id column (``ID_COLUMNS``) and label columns. This module reads it once:
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 import re
 import unicodedata
@@ -34,10 +33,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
+from localeval.dataset import read_table as read_table_file
 from localeval.errors import DataError
 from localeval.results import unquote_cell
 from localeval.resultsets.resultset import KNOWN_METRICS, METRIC_ALIASES, canonical_metric_name
-from localeval.resultsets.tables import ID_COLUMNS, csv_rows, decode_utf8, read_table, row_id
+from localeval.resultsets.tables import ID_COLUMNS, row_id, table_rows
 
 __all__ = ["LabelTable", "read_label_table", "label_number", "label_metric_name",
            "LABEL_PREFIX", "HUMAN_PREFIX", "BINARY_COLUMNS"]
@@ -154,34 +154,16 @@ def _known(col: str) -> bool:
     return (c in ID_COLUMNS or c in BINARY_COLUMNS or c.startswith((LABEL_PREFIX, HUMAN_PREFIX)))
 
 
-def _separator(text: str) -> str:
-    """``;`` when the header reads as a labels header with ``;`` and not with ``,``."""
-    first = next(csv.reader(io.StringIO(text, newline="")), [])
-    if any(_known(c) for c in first):
-        return ","
-    semi = next(csv.reader(io.StringIO(text, newline=""), delimiter=";"), [])
-    return ";" if len(semi) > 1 and any(_known(c) for c in semi) else ","
-
-
 def read_label_table(path: str | Path) -> LabelTable:
     """Read a labels file (see the module docstring); a folder or an empty table is a DataError."""
     p = Path(path)
     if p.is_dir():
         raise DataError(f"{p} is a folder, not a labels file")
-    sep: str | None = None
-    if p.suffix.lower() == ".csv" and p.is_file():
-        try:
-            text = decode_utf8(p.read_bytes(), p)
-        except OSError as e:
-            raise DataError(f"cannot read: {e.strerror or e}", file=str(p)) from None
-        sep = _separator(text) if text.strip() else ","
-    if sep == ";":
-        rows, src, unit = list(csv_rows(text, str(p), ";")), str(p), "row"
-    else:
-        rows, src, unit = read_table(p)
-        sep = {".csv": ",", ".tsv": "\t"}.get(p.suffix.lower())
+    table = read_table_file(p, recognise=_known)
+    rows, unit = table_rows(table)
     if not rows:
-        raise DataError(f"labels file {src} has no rows")
+        raise DataError(f"labels file {table.source} has no rows")
     cols = list(dict.fromkeys(c for _, r in rows for c in r))
     id_col = next((c for c in ID_COLUMNS if c in cols), None)
-    return LabelTable(src, unit, rows, cols, id_col, sheet=sep is not None, separator=sep)
+    return LabelTable(table.source, unit, rows, cols, id_col, sheet=table.separator is not None,
+                      separator=table.separator)

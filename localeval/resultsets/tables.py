@@ -1,24 +1,26 @@
-"""Table files as rows: CSV / TSV, every pandas ``to_json`` orient, and JSON Lines.
+"""Table files as rows: CSV / TSV, every pandas ``to_json`` orient, JSON Lines and Parquet.
 
 Result exports (RAGAS ``to_pandas()`` saved to disk) and label files are both
-tables, so they are read here once and every table format reads the same way.
-Rows are ``(row or line number, {column: value})``; the number is 1-based,
-for error messages.
+tables; they are read by ``dataset``'s one table reader (``dataset.read_table``,
+CSV and TSV through ``dataset.csv_records``), so every table reads the same
+way as a dataset does: cells of any length, strict quoting, one DataError
+naming file, line and column. Rows are ``(row or line number, {column:
+value})``; the number is 1-based, for error messages: a JSONL line, else the
+row's place among the data rows (``row 1`` is the first row under a CSV's
+header), as the messages about label and score cells have always counted.
 """
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 from pathlib import Path
 from typing import Any, Iterator
 
-from localeval.dataset import read_jsonl_rows
+from localeval.dataset import Table, csv_records, json_table_rows, json_value
+from localeval.dataset import read_table as read_table_file
 from localeval.errors import DataError
 
-__all__ = ["read_table", "decode_utf8", "json_load", "json_table_rows", "csv_rows",
-           "row_id", "ID_COLUMNS"]
+__all__ = ["read_table", "table_rows", "decode_utf8", "json_load", "json_table_rows",
+           "csv_rows", "row_id", "ID_COLUMNS"]
 
 #: Columns that give a sample its id, in order of preference.
 ID_COLUMNS = ("id", "sample_id", "qid")
@@ -34,85 +36,31 @@ def decode_utf8(raw: bytes, path: Path) -> str:
 
 
 def read_table(path: str | Path) -> tuple[list[tuple[int, dict[str, Any]]], str, str]:
-    """Rows of a CSV / TSV / JSON / JSONL table as ``[(row number, {column: value})]``.
+    """Rows of a CSV / TSV / JSON / JSONL / Parquet table as ``[(number, {column: value})]``.
 
     Returns (rows, source, unit) where unit is "line" or "row" for messages.
     Used for label files too, so every table format reads the same way.
     """
-    p = Path(path)
-    if not p.is_file():
-        raise DataError("file not found", file=str(p))
-    text = decode_utf8(p.read_bytes(), p)
-    if not text.strip():
-        raise DataError("file is empty", file=str(p))
-    suffix = p.suffix.lower()
-    if suffix in (".jsonl", ".ndjson"):
-        return list(read_jsonl_rows(text, str(p), allow_non_finite=True)), str(p), "line"
-    if suffix == ".json":
-        return list(json_table_rows(json_load(text, str(p)), str(p))), str(p), "row"
-    if suffix in (".csv", ".tsv"):
-        return list(csv_rows(text, str(p), "\t" if suffix == ".tsv" else ",")), str(p), "row"
-    raise DataError(f"unknown file type {p.suffix!r}: use .csv, .tsv, .json or .jsonl",
-                    file=str(p))
+    rows, unit = table_rows(read_table_file(path))
+    return rows, str(path), unit
+
+
+def table_rows(table: Table) -> tuple[list[tuple[int, dict[str, Any]]], str]:
+    """(rows, unit) of a table read by ``dataset.read_table``, CSV rows counted as rows."""
+    if table.separator is None:
+        return table.rows, table.unit
+    return [(i, r) for i, (_, r) in enumerate(table.rows, 1)], "row"
 
 
 def json_load(text: str, src: str) -> Any:
-    """``json.loads`` with a DataError naming the line and column of a syntax error."""
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
-        raise DataError(f"malformed JSON: {e.msg} at column {e.colno}", file=src,
-                        row=e.lineno) from None
-
-
-def json_table_rows(obj: Any, src: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Every ``DataFrame.to_json`` orient: records, columns, index, split, table, values-less."""
-    if isinstance(obj, dict) and isinstance(obj.get("data"), list):
-        if "columns" in obj:  # orient="split"
-            cols = obj["columns"]
-            recs = [dict(zip(cols, r)) if isinstance(r, list) else r for r in obj["data"]]
-        else:  # orient="table"
-            recs = obj["data"]
-        obj = recs
-    elif isinstance(obj, dict) and obj and all(isinstance(v, dict) for v in obj.values()):
-        # orient="columns" ({col: {index: value}}) or "index" ({index: {col: value}})
-        first = next(iter(obj.values()))
-        inner_keys = list(first)
-        if all(_intlike(k) for k in inner_keys) and not all(_intlike(k) for k in obj):
-            cols = list(obj)
-            index = list(dict.fromkeys(k for c in cols for k in obj[c]))
-            obj = [{c: obj[c].get(i) for c in cols} for i in index]
-        else:
-            obj = list(obj.values())
-    elif isinstance(obj, dict) and obj and all(isinstance(v, list) for v in obj.values()):
-        n = max(len(v) for v in obj.values())
-        obj = [{k: (v[i] if i < len(v) else None) for k, v in obj.items()} for i in range(n)]
-    if not isinstance(obj, list):
-        raise DataError("expected a table: a JSON array of objects or a pandas to_json() "
-                        "export", file=src)
-    for i, r in enumerate(obj, 1):
-        if not isinstance(r, dict):
-            raise DataError(f"expected a JSON object, got {type(r).__name__}", file=src,
-                            row=i, unit="row")
-        yield i, r
-
-
-def _intlike(k: Any) -> bool:
-    return isinstance(k, int) or (isinstance(k, str) and k.lstrip("-").isdigit())
+    """A JSON file's value (NaN allowed: unscored); a DataError naming line and column."""
+    return json_value(text, src, allow_non_finite=True)
 
 
 def csv_rows(text: str, src: str, delim: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Rows of a CSV (or TSV, ``delim="\\t"``) text; every cell a string."""
-    # The stdlib reader, not pandas: pandas is optional for localeval, and the
-    # list columns RAGAS writes (Python reprs) are not needed to compare scores.
-    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delim)
-    if not reader.fieldnames:
-        raise DataError("no header row", file=src)
-    for i, rec in enumerate(reader, 1):
-        if None in rec:
-            raise DataError(f"more cells than header columns ({len(reader.fieldnames)})",
-                            file=src, row=i, unit="row")
-        yield i, {k: (v if v is not None else "") for k, v in rec.items()}
+    """Rows of a CSV (or TSV, ``delim="\\t"``) text; every cell a string, short rows padded."""
+    for i, (_, rec) in enumerate(csv_records(text, src, delim, pad_short=True), 1):
+        yield i, rec
 
 
 def row_id(value: Any, src: str, n: int, column: str, unit: str) -> str:

@@ -31,6 +31,7 @@ _WHERE = {
     "parse_tags": ".naming",
     "open_cache": ".wiring",
     "build_embedder": ".wiring",
+    "choose_embedder": ".wiring",
     "build_judge": ".wiring",
 }
 

@@ -52,8 +52,17 @@ def explain(run_dir: str | os.PathLike[str], data: Any, *, ids: Sequence[str] | 
     """
     from localeval.dataset import load_dataset
     from localeval.metrics import parse_metrics
+    from localeval.output import OutputPolicy
     from localeval.report import EXPLAIN_FILE, write_html_report
-    from localeval.results import SignatureEntry, atomic_file, dumps_strict, read_run, record_of, sample_content
+    from localeval.results import (
+        RESULTS_FILE,
+        SUMMARY_FILE,
+        SignatureEntry,
+        dumps_strict,
+        read_run,
+        record_of,
+        sample_content,
+    )
     from localeval.run.runner import evaluate
 
     tell = on_info or (lambda _msg: None)
@@ -96,6 +105,10 @@ def explain(run_dir: str | os.PathLike[str], data: Any, *, ids: Sequence[str] | 
                             f"({', '.join(k for k, v in was.items() if now[k] != v)}): "
                             "give the dataset the run scored")
         picked.append(s)
+    out = folder / EXPLAIN_FILE  # into the run's folder by design; never over what is read
+    policy = OutputPolicy([data if isinstance(data, (str, os.PathLike)) else None,
+                           folder / RESULTS_FILE, folder / SUMMARY_FILE], overwrite=True)
+    policy.check(out, folder=False)
     tell(f"asking the judge's reasons for {len(picked)} sample(s): {', '.join(wanted)}")
     res = evaluate(picked, chosen, judge=judge, embedder=embedder, cache=cache,
                    judge_options=judge_options, reasons="full",
@@ -106,8 +119,7 @@ def explain(run_dir: str | os.PathLike[str], data: Any, *, ids: Sequence[str] | 
     if now.judge_fingerprint != sig.judge_fingerprint:
         tell(f"the reasons come from {now.judge}, not the judge "
              f"that scored the run ({sig.judge}): --judge names the run's judge")
-    out = folder / EXPLAIN_FILE
-    with atomic_file(out) as f:
+    with policy.atomic(out) as f:
         for rec in res.records():
             run_scores = by_id[str(rec["id"])].get("scores") or {}
             line = {"id": rec["id"], "signature_line": asked.line(),

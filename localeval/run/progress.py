@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
+from localeval.errors import printable
 from localeval.judge import Usage
 
 __all__ = ["RunProgress", "loading_stage", "model_label", "WorkEta", "PLAIN_INTERVAL"]
@@ -52,12 +53,16 @@ def loading_stage(text: str, enabled: bool | None = None) -> Iterator[None]:
         yield
         return
     from rich.console import Console
+    from rich.text import Text
 
+    # the text names a model (a file, a URL, a judge's name): Text, never markup, and
+    # printable, so "[red]" or an escape sequence in a name is shown as written
+    shown = printable(text)
     console = Console(stderr=True)
     t0 = time.perf_counter()
-    with console.status(f"{text}…"):
+    with console.status(Text(f"{shown}…")):
         yield
-    console.print(f"[dim]{text}: done in {time.perf_counter() - t0:.1f} s[/dim]",
+    console.print(Text(f"{shown}: done in {time.perf_counter() - t0:.1f} s", style="dim"),
                   soft_wrap=True)
 
 
@@ -173,12 +178,14 @@ class RunProgress:
                     return Text(owner.status_text(), style="progress.remaining")
 
             self._bar = Progress(
-                TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                TextColumn(unit), TimeElapsedColumn(), _Live(),
+                # markup=False: a description or unit is never parsed as rich markup
+                TextColumn("{task.description}", style="bold", markup=False), BarColumn(),
+                MofNCompleteColumn(), TextColumn(unit, markup=False), TimeElapsedColumn(),
+                _Live(),
                 console=Console(stderr=True), transient=False, refresh_per_second=4,
             )
             self._bar.start()
-            self._task = self._bar.add_task(description, total=total)
+            self._task = self._bar.add_task(printable(description), total=total)
         elif self.plain:
             self._ticker = threading.Thread(target=self._tick_loop, name="localeval-progress",
                                             daemon=True)
@@ -196,7 +203,7 @@ class RunProgress:
         if not self.plain or now - self._last_line < self.interval:
             return False
         self._last_line = now
-        print(self.plain_line(now), file=sys.stderr, flush=True)
+        print(printable(self.plain_line(now)), file=sys.stderr, flush=True)
         return True
 
     def _tick_loop(self) -> None:

@@ -34,7 +34,7 @@ from localeval.run.result import EvaluationResult, SummaryHook, add_sections, wr
 from localeval.run.run_folders import RunFolders, RunOutput
 from localeval.run.sample_scoring import MetricObserver
 from localeval.run.strategies import score_stream
-from localeval.run.wiring import build_embedder, build_judge, open_cache
+from localeval.run.wiring import build_embedder, build_judge, choose_embedder, open_cache
 from localeval.types import Score
 
 __all__ = ["evaluate", "DEFAULT_METRICS"]
@@ -221,23 +221,17 @@ def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes
         notes.append(str(NoJudge(options_as)))
     the_embedder = None
     texts = [t for s in ds for t in (s.question, s.answer, s.reference) if t]
-    if need_embed and embedder is None:  # Japanese or Chinese data: a multilingual default
-        from localeval.embed import multilingual_default
+    if need_embed:  # the one choice (``wiring.choose_embedder``): multilingual for ja/zh data
 
-        embedder, why = multilingual_default(texts)
-        notes.extend([why] if why else [])
-    if need_embed:
-        with loading_stage(f"loading embedder {model_label(embedder, 'all-MiniLM-L6-v2')}",
-                           progress if embedder is not False else False):
-            the_embedder = build_embedder(embedder, store, device)
+        def load(chosen: Any) -> Any:
+            with loading_stage(f"loading embedder {model_label(chosen, 'all-MiniLM-L6-v2')}",
+                               progress if chosen is not False else False):
+                return build_embedder(chosen, store, device)
+
+        the_embedder, said = choose_embedder(embedder, texts, load)
+        notes.extend(said)
     if rule is not None:
         rule.check_models(the_judge, the_embedder, pooled=pooled)
-    if the_embedder is not None:
-        from localeval.embed import warn_if_language_mismatch
-
-        msg = warn_if_language_mismatch(the_embedder, texts)
-        if msg:
-            notes.append(msg)
     for n in notes[told:]:
         warn(n)
 

@@ -8,8 +8,11 @@ usage and prompt versions into the driver's ``Judging`` in that order, so
 
 from __future__ import annotations
 
+from contextlib import closing, contextmanager
+from functools import partial
 from typing import Any, Iterator, Sequence
 
+from localeval.concurrency import ordered_map
 from localeval.judge import Judge
 from localeval.metrics import Accounting, Judging, Metric
 from localeval.run.sample_scoring import MetricObserver, score_sample
@@ -122,8 +125,6 @@ def threaded_stream(samples: Sequence[Sample], metrics: Sequence[Metric], ctx: J
     at once. Usage and prompt versions are
     merged into ``ctx`` in input order, so the summary equals a sequential run's.
     """
-    from concurrent.futures import Future, ThreadPoolExecutor
-
     capacity = threads
 
     def one(s: Sample) -> tuple[dict[str, Score], Judging]:
@@ -135,47 +136,23 @@ def threaded_stream(samples: Sequence[Sample], metrics: Sequence[Metric], ctx: J
     # cache over more prefixes. Twice that are queued, ready to start.
     batches = ctx.judge is not None and ctx.judge.batches
     threads = samples_in_flight(threads, len(metrics), at_least=1 if batches else 2)
-    window = 2 * threads
-    ready: list[tuple[dict[str, Score], Judging]] = []
-    interrupted = stopped = False
+    # Leaving with samples still running (Ctrl-C, or the caller stopped reading): cut
+    # their judge calls short, or the wait for them would last; a no-op for judges
+    # with nothing to cut. On Ctrl-C the samples finished before it are still yielded.
+    scored = ordered_map(one, samples, workers=threads, window=2 * threads, inline=False,
+                         abandon=None if ctx.judge is None else partial(_cut_short, ctx.judge),
+                         name="localeval-judge")
+    with closing(scored):  # a caller that stops reading stops the map at once
+        for scores, c in scored:
+            ctx.accounting.merge(c.usage, c.prompt_versions)
+            yield scores
+
+
+@contextmanager
+def _cut_short(judge: Judge) -> Iterator[None]:
+    judge.interrupt()
     try:
-        with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="localeval-judge") as ex:
-            pending: list[Future[tuple[dict[str, Score], Judging]]] = []
-            it = iter(samples)
-            try:
-                for s in it:
-                    pending.append(ex.submit(one, s))
-                    if len(pending) >= window:
-                        break
-                while pending:
-                    scores, c = pending[0].result()
-                    pending.pop(0)
-                    ctx.accounting.merge(c.usage, c.prompt_versions)
-                    nxt = next(it, None)
-                    if nxt is not None:
-                        pending.append(ex.submit(one, nxt))
-                    yield scores
-            except KeyboardInterrupt:
-                # Ctrl-C / SIGTERM: the samples that finished before it are still recorded.
-                interrupted = True
-                for f in pending:
-                    if not f.done() or f.exception() is not None:
-                        break
-                    ready.append(f.result())
-            finally:
-                for f in pending:
-                    f.cancel()
-                # Leaving with samples still running (interrupted, or the caller stopped
-                # reading): cut their judge calls short, or the executor would wait for them.
-                stopped = any(not f.done() for f in pending) and ctx.judge is not None
-                if stopped:
-                    ctx.judge.interrupt()  # a no-op for judges with nothing to cut
+        yield
     finally:
-        if stopped and ctx.judge is not None:
-            ctx.judge.resume()
-    for scores, c in ready:
-        ctx.accounting.merge(c.usage, c.prompt_versions)
-        yield scores
-    if interrupted:
-        raise KeyboardInterrupt
+        judge.resume()
 

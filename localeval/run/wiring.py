@@ -10,11 +10,11 @@ file a name or path stands for is found by ``catalog.locate_model``, for both ki
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Callable, Sequence
 
 from localeval.judge import Judge
 
-__all__ = ["open_cache", "build_judge", "build_embedder"]
+__all__ = ["open_cache", "build_judge", "build_embedder", "choose_embedder"]
 
 
 def build_judge(judge: Any, cache: Any, options: dict[str, Any] | None = None) -> Judge | None:
@@ -46,6 +46,30 @@ def build_embedder(embedder: Any, cache: Any, device: str) -> Any:
     if not isinstance(embedder, CachedEmbedder):
         embedder = CachedEmbedder(embedder, cache)
     return embedder
+
+
+def choose_embedder(embedder: Any, texts: Sequence[str | None],
+                    load: Callable[[Any], Any]) -> tuple[Any, list[str]]:
+    """The embedder every verb that embeds uses (``run``, ``generate``), loaded by ``load``
+    (``build_embedder`` with the caller's cache, device and progress), and the notes to say.
+
+    None asks for the default, which for Japanese or Chinese texts is a multilingual model
+    when one is installed (``embed.multilingual_default``, said in a note); an English-only
+    model on such texts gets the warning of ``embed.warn_if_language_mismatch``.
+    """
+    notes: list[str] = []
+    if embedder is None:  # Japanese or Chinese data: a multilingual default
+        from localeval.embed import multilingual_default
+
+        embedder, why = multilingual_default(texts)
+        notes.extend([why] if why else [])
+    loaded = load(embedder)
+    if loaded is not None:
+        from localeval.embed import warn_if_language_mismatch
+
+        msg = warn_if_language_mismatch(loaded, texts)
+        notes.extend([msg] if msg else [])
+    return loaded, notes
 
 
 def open_cache(cache: Any) -> Any:

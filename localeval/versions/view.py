@@ -20,6 +20,7 @@ import difflib
 import re
 from typing import Any
 
+from localeval.lang import diff_pieces
 from localeval.report import conversation_text, is_conversation, sample_question
 from localeval.types import Sample
 from localeval.versions.changes import sample_name, unscored_why
@@ -35,7 +36,6 @@ MAX_CHANGED = 15
 MAX_PLOTTED = 500
 #: Ids named per list (newly failing, became unscored, in one run only).
 MAX_IDS = 200
-_TOKENS = re.compile(r"\s+|\w+|[^\w\s]", re.UNICODE)
 
 
 def _f(v: float | None) -> str:
@@ -49,7 +49,7 @@ def _anchor(*parts: str) -> str:
 def answer_change(old: str, new: str) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
     """Word-level change of an answer: (base segments, new segments), each
     ``{"text", "op"}`` with op "same", "del" (only in base) or "ins" (only in new)."""
-    a, b = _TOKENS.findall(old), _TOKENS.findall(new)
+    a, b = diff_pieces(old), diff_pieces(new)
     left: list[dict[str, str]] = []
     right: list[dict[str, str]] = []
     ops = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()

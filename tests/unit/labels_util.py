@@ -33,7 +33,7 @@ def soft_run(tmp: Path, n: int, *, metric: str = "faithfulness",
 
 def fill_disk(monkeypatch: Any, fails: str) -> None:
     """Make the atomic writer's ``write`` (or the final ``os.replace``) fail with ENOSPC."""
-    import localeval.results.files as files
+    import localeval.output.files as files  # the output policy's atomic writer
 
     full = OSError(errno.ENOSPC, "No space left on device")
     if fails == "rename":

@@ -54,7 +54,7 @@ def test_same_seed_same_bytes_and_files_agree(tmp_path):
     kept = rows(tmp_path / "a" / "testset.jsonl")
     assert len(kept) == len(a.kept) and all(r["user_input"] and r["reference"] for r in kept)
     # the CSV holds the same rows, lists as JSON arrays
-    with open(tmp_path / "a" / "testset.csv", encoding="utf-8", newline="") as f:
+    with open(tmp_path / "a" / "testset.csv", encoding="utf-8-sig", newline="") as f:
         table = list(csv.DictReader(f))
     assert [r["id"] for r in table] == [r["id"] for r in kept]
     for t, r in zip(table, kept):

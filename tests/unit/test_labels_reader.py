@@ -174,7 +174,7 @@ def test_a_custom_metric_name_survives_sheet_and_estimate(tmp_path: Path) -> Non
     data = json.loads((out / "estimate.json").read_text(encoding="utf-8"))
     assert [m["metric"] for m in data["metrics"]] == ["Politeness Check"]
     assert main(["estimate", str(run), str(filled), "-m", "Politeness Check", "-o",
-                 str(out)]) == 0
+                 str(out), "--overwrite"]) == 0  # other settings: replaced only when asked
 
 
 def test_validate_matches_a_custom_metric_by_its_name(tmp_path: Path, capsys) -> None:

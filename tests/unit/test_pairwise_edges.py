@@ -257,8 +257,9 @@ def test_fail_if_preferred_base_on_the_command_line(tmp_path, capsys):
             "[0.00, 0.00] lies entirely below 0.5 (8 pairs, soft verdicts)") in err
     assert run_diff(tmp_path, truth, "--pairwise", "--no-judge-check",
                     "--fail-if-preferred-base", new_better={0, 1, 2, 3}, pairs=8) == 0
+    # another verdict mode into the same -o: replacing that diff needs --overwrite
     assert run_diff(tmp_path, ScriptedJudge(ALWAYS_A), "--pairwise", "--verdicts", "hard",
-                    "--no-judge-check", "--fail-if-preferred-base") == 1
+                    "--no-judge-check", "--fail-if-preferred-base", "--overwrite") == 1
     assert "pairwise: nothing could be judged (no consistent pairs)" in capsys.readouterr().err
     assert run_diff(tmp_path, truth, "--fail-if-preferred-base") == 2
     err = capsys.readouterr().err

@@ -121,5 +121,5 @@ def test_localeval_cache_off_is_refused_not_made_a_file(tmp_path, monkeypatch, c
     assert main(["run", str(data), "-m", "rougeL", "-o", "out"]) == 2
     err = capsys.readouterr().err
     assert f"LOCALEVAL_CACHE={value!r} names the cache file" in err and "--no-cache" in err
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.jsonl", "out"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.jsonl"]  # nothing made
     assert main(["run", str(data), "-m", "rougeL", "-o", "out", "--no-cache"]) == 0

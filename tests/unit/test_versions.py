@@ -103,9 +103,11 @@ def test_cli_writes_three_files_says_so_and_gates(versions, capsys):
     summary = json.loads((out / "diff.json").read_text())
     assert summary["metrics"][0]["estimates"][0]["kind"] == "judge"
     # a margin wider than the loss passes; the reverse direction passes at margin 0
+    # (without --base-data/--new-data, and then reversed: other settings, so --overwrite)
     assert main(["diff", str(base), str(new), "-o", str(out), "--fail-if-worse",
-                 "rougeL=0.5,bleu=0.5"]) == 0
-    assert main(["diff", str(new), str(base), "-o", str(out), "--fail-if-worse", "all"]) == 0
+                 "rougeL=0.5,bleu=0.5", "--overwrite"]) == 0
+    assert main(["diff", str(new), str(base), "-o", str(out), "--fail-if-worse", "all",
+                 "--overwrite"]) == 0
 
 
 def test_assert_not_worse(versions):
