@@ -29,6 +29,7 @@ from typing import Any, Callable, Iterable, TypeVar
 
 import numpy as np
 
+from localeval.config import env_text
 from localeval.errors import CacheDamaged, CacheError, LocalevalError, UsageError, os_reason, printable
 
 __all__ = ["Cache", "CacheError", "default_cache_path", "text_key", "judge_label"]
@@ -47,11 +48,11 @@ def default_cache_path() -> Path:
     refused with the ways to switch the cache off, rather than creating a cache file
     called ``off`` in the working folder.
     """
-    env = os.environ.get("LOCALEVAL_CACHE")
+    env = env_text("LOCALEVAL_CACHE")
     if env and env.strip().lower() in _OFF_WORDS:
-        raise UsageError(f"LOCALEVAL_CACHE={env!r} names the cache file, it cannot switch "
-                         "the cache off: use --no-cache (localeval run, diff, judge check) "
-                         "or cache=False from Python, or give LOCALEVAL_CACHE a file path")
+        raise UsageError(f"LOCALEVAL_CACHE='{printable(env)}' names the cache file, it cannot "
+                         "switch the cache off: use --no-cache (localeval run, diff, judge "
+                         "check) or cache=False from Python, or give LOCALEVAL_CACHE a file path")
     if env:
         return Path(env)
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")

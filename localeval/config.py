@@ -14,7 +14,9 @@ compatibility layer needs somewhere else to find one: ``configure(judge=...)`` o
 ``LOCALEVAL_JUDGE_CHECK`` (0, false, no or off: skip the judge check that runs
 before a run's first judge call, for a process that runs many small evaluations
 with a judge already checked). ``LOCALEVAL_MODELS`` (the models folder) and
-``LOCALEVAL_CACHE`` (the cache file) are read where those are opened.
+``LOCALEVAL_CACHE`` (the cache file) are read where those are opened. ``ENV_VARS``
+lists every variable and what it takes; a bad value is one UsageError naming the
+variable, its value and that (``env_error``), and a blank one counts as unset.
 
 An unknown key (to ``configure``, ``run_config`` or ``evaluate``'s settings) is a
 ``UsageError`` naming it and the known ones, never a silently ignored option.
@@ -23,16 +25,18 @@ An unknown key (to ``configure``, ``run_config`` or ``evaluate``'s settings) is 
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
+import re
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
-from localeval.errors import UsageError
+from localeval.errors import UsageError, printable
 
 __all__ = ["configure", "get_config", "run_config", "RunConfig", "JUDGE_OPTION_KEYS",
            "check_seed", "check_resamples", "MAX_RESAMPLES", "REASON_MODES", "VERDICT_MODES",
-           "LANG_CHOICES", "DRAFT_MODES"]
+           "LANG_CHOICES", "DRAFT_MODES", "ENV_VARS", "env_error", "env_flag", "env_text"]
 
 #: Options that go to the judge's loader (``load_judge``) rather than to the run.
 JUDGE_OPTION_KEYS = frozenset({"n_ctx", "n_gpu_layers", "n_threads", "chat_format",
@@ -181,35 +185,122 @@ def configure(**settings: Any) -> RunConfig:
         raise
 
 
-def _env_flag(value: str) -> bool:
-    """A yes/no environment variable: 0, false, no and off (any case) mean no."""
-    return value.strip().lower() not in ("0", "false", "no", "off")
+# -- the environment ----------------------------------------------------------------
+#: Yes/no words of a flag variable (any case).
+_FLAG_WORDS = {"1": True, "true": True, "yes": True, "on": True,
+               "0": False, "false": False, "no": False, "off": False}
+_FLAG_TEXT = "yes or no (1, true, yes, on; 0, false, no, off)"
+_DEVICE = re.compile(r"auto|cpu|mps|cuda(:\d+)?")
+
+#: Every ``LOCALEVAL_*`` variable the package reads, and what it accepts: the one list
+#: that error messages and the tests go by. Unset and blank are the same: the default.
+ENV_VARS: dict[str, str] = {
+    "LOCALEVAL_JUDGE": "a GGUF file, a model name or an http(s) URL",
+    "LOCALEVAL_EMBEDDER": "a model folder or name",
+    "LOCALEVAL_LANG": "one of " + ", ".join(LANG_CHOICES),
+    "LOCALEVAL_SEED": "a whole number >= 0",
+    "LOCALEVAL_TEMPERATURE": "a finite number >= 0, e.g. 0.7",
+    "LOCALEVAL_VERDICTS": "one of " + ", ".join(VERDICT_MODES),
+    "LOCALEVAL_REASONS": "one of " + ", ".join(REASON_MODES),
+    "LOCALEVAL_DEVICE": "one of auto, cpu, cuda, cuda:N, mps",
+    "LOCALEVAL_JUDGE_CHECK": _FLAG_TEXT,
+    "LOCALEVAL_MODELS": "the models folder (default ./models)",
+    "LOCALEVAL_CACHE": "the cache file (default ~/.cache/localeval/cache.sqlite)",
+    "LOCALEVAL_API_KEY": "the HTTP judge server's key",
+    "LOCALEVAL_ALLOW_LLAMA_CPP_VERSION": _FLAG_TEXT,
+    "LOCALEVAL_RAY_CRASH_MARKER": "a file (a test hook: a Ray worker stops when it exists)",
+}
 
 
-#: Environment variables and how their text becomes a setting.
+def env_error(var: str, text: str, why: str = "") -> UsageError:
+    """The one message for a bad environment variable: its name, its value (control
+    characters made visible) and what it accepts."""
+    return UsageError(f"environment variable {var} takes {ENV_VARS[var]}, not "
+                      f"'{printable(text)}'" + (f" ({why})" if why else ""))
+
+
+def env_text(var: str) -> str | None:
+    """The text of ``var``, or None when it is unset or blank (``VAR= localeval ...``)."""
+    text = os.environ.get(var)
+    return text if text is not None and text.strip() else None
+
+
+def env_flag(var: str, default: bool) -> bool:
+    """A yes/no variable (``_FLAG_TEXT``); any other word is a UsageError naming it."""
+    text = env_text(var)
+    if text is None:
+        return default
+    value = _FLAG_WORDS.get(text.strip().lower())
+    if value is None:
+        raise env_error(var, text)
+    return value
+
+
+def _choice(choices: tuple[str, ...]) -> Callable[[str], str]:
+    def parse(text: str) -> str:
+        if text not in choices:
+            raise ValueError("")
+        return text
+    return parse
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise ValueError("") from None
+    if value < 0:
+        raise ValueError("a seed cannot be negative")
+    return value
+
+
+def _temperature(text: str) -> float:
+    value = float(text)  # float() takes nan and inf: refused below
+    if not math.isfinite(value) or value < 0:
+        raise ValueError("")
+    return value
+
+
+def _device(text: str) -> str:
+    if not _DEVICE.fullmatch(text.lower()):
+        raise ValueError("")
+    return text
+
+
+def _flag(text: str) -> bool:
+    value = _FLAG_WORDS.get(text.lower())
+    if value is None:
+        raise ValueError("")
+    return value
+
+
+#: Environment variables and how their text becomes a setting (ValueError: not valid).
 _ENV: dict[str, tuple[str, Callable[[str], Any]]] = {
     "judge": ("LOCALEVAL_JUDGE", str),
     "embedder": ("LOCALEVAL_EMBEDDER", str),
-    "lang": ("LOCALEVAL_LANG", str),
-    "seed": ("LOCALEVAL_SEED", lambda text: check_seed(int(text), "LOCALEVAL_SEED")),
-    "temperature": ("LOCALEVAL_TEMPERATURE", float),
-    "verdicts": ("LOCALEVAL_VERDICTS", str),
-    "reasons": ("LOCALEVAL_REASONS", str),
-    "device": ("LOCALEVAL_DEVICE", str),
-    "judge_check": ("LOCALEVAL_JUDGE_CHECK", _env_flag),
+    "lang": ("LOCALEVAL_LANG", _choice(LANG_CHOICES)),
+    "seed": ("LOCALEVAL_SEED", _seed),
+    "temperature": ("LOCALEVAL_TEMPERATURE", _temperature),
+    "verdicts": ("LOCALEVAL_VERDICTS", _choice(VERDICT_MODES)),
+    "reasons": ("LOCALEVAL_REASONS", _choice(REASON_MODES)),
+    "device": ("LOCALEVAL_DEVICE", _device),
+    "judge_check": ("LOCALEVAL_JUDGE_CHECK", _flag),
 }
 
 
 def _environment() -> dict[str, Any]:
+    """The settings the environment gives; every variable is checked here, before any run
+    starts, and a bad one is refused by name (``env_error``)."""
     out: dict[str, Any] = {}
     for key, (var, parse) in _ENV.items():
-        text = os.environ.get(var, "").strip()
-        if not text:
+        raw = env_text(var)
+        if raw is None:
             continue
         try:
-            out[key] = parse(text)
-        except ValueError:
-            raise UsageError(f"{var}={text!r} is not a valid {key}") from None
+            out[key] = parse(raw.strip())
+        except ValueError as e:
+            why = "" if "could not convert" in str(e) else str(e)  # float()'s own words
+            raise env_error(var, raw, why) from None
     return out
 
 

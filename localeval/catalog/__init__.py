@@ -7,7 +7,8 @@ local.toml), ``ledger`` (models.lock.json, the hash ledger), ``hashing`` (file s
 memo), ``resolve`` (a manifest name to its file, placement hint), ``locate`` (any
 ``--judge`` / ``--embedder`` spec to its file: the one path for both kinds), ``status`` / ``verify`` /
 ``add`` / ``fetch`` (``models list|verify|add|fetch``; ``fetch`` is the only module
-that downloads), ``args`` (the command's arguments), ``command`` (running it), ``gguf``.
+that downloads), ``args`` (the command's arguments), ``command`` (running it), ``gguf``,
+``walk`` (the one walk over a model folder, ending on symbolic link loops).
 """
 
 from localeval.lazy import lazy_face
@@ -27,6 +28,7 @@ _WHERE = {
     "default_model_path": ".locate",
     "is_default_spec": ".locate",
     "locate_model": ".locate",
+    "model_files": ".walk",
 }
 
 __all__ = sorted(_WHERE)

@@ -7,6 +7,7 @@ is hashed and recorded in the lock, and the entry is written to
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -20,7 +21,9 @@ from localeval.catalog.hashing import file_sha256
 from localeval.catalog.manifest import MANIFEST_NAME, Manifest, entries_to_toml, load_manifest, manifest_paths
 from localeval.catalog.progress import HashProgress
 from localeval.catalog.resolve import load_lock, load_models, models_dir_default
-from localeval.errors import ModelError, UsageError
+from localeval.catalog.walk import loop_guard
+from localeval.errors import ModelError, OutputError, UsageError, os_reason, printable
+from localeval.output import atomic_file, make_folder, move_into_place
 
 __all__ = ["add_model"]
 
@@ -64,6 +67,50 @@ def _unique_name(manifest: Manifest, wanted: str) -> None:
                          "choose another with --name")
 
 
+def _copy_into(src: Path, target: Path) -> Path:
+    """Copy the model (a GGUF file or an embedder folder) to ``target``; returns ``target``.
+
+    The copy is made under a hidden temporary name beside ``target`` and renamed into place
+    only when whole, so a failed or interrupted copy (a full disk, Ctrl-C) never leaves half
+    a model that ``models list`` would show; the partial copy is removed and a fault is an
+    OutputError naming the file (exit 2). shutil copies: gigabytes of bytes, and a folder's
+    tree, which the output policy's text writers are not for.
+    """
+    make_folder(target.parent, option="--models-dir")
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        if src.is_file():
+            shutil.copy2(src, tmp)
+        else:
+            shutil.copytree(src, tmp, ignore=loop_guard())  # each real folder once
+    except BaseException as e:
+        with contextlib.suppress(OSError):
+            if tmp.is_dir():
+                shutil.rmtree(tmp)
+            else:
+                tmp.unlink(missing_ok=True)
+        if isinstance(e, OSError):
+            raise _copy_fault(e, src, tmp, target) from None
+        raise
+    return move_into_place(tmp, target, then="nothing was added")
+
+
+def _copy_fault(err: OSError, src: Path, tmp: Path, target: Path) -> OutputError:
+    """One message for a failed copy, naming the file it failed on (the temporary name shown
+    as the target's)."""
+    where: object = err.filename or tmp
+    reason = os_reason(err)
+    if isinstance(err, shutil.Error) and err.args and isinstance(err.args[0], list) \
+            and err.args[0]:  # copytree: a list of (source, destination, reason)
+        _, where, reason = err.args[0][0]
+    shown = Path(str(where))
+    if shown == tmp or shown.is_relative_to(tmp):
+        shown = target / shown.relative_to(tmp)
+    return OutputError(f"cannot copy {printable(str(src))} to {printable(str(target))}: "
+                       f"{printable(str(shown))}: {printable(reason)}; nothing was added "
+                       "(the partial copy was removed)")
+
+
 def add_model(path: Path | str, name: str | None = None, *, copy: bool = False,
               models_dir: Path | str | None = None, progress: bool | None = None
               ) -> ModelEntry:
@@ -100,9 +147,7 @@ def add_model(path: Path | str, name: str | None = None, *, copy: bool = False,
     if copy and src.absolute() != target.absolute():
         if target.exists():
             raise ModelError(f"{target} already exists; remove it or add without --copy")
-        mdir.mkdir(parents=True, exist_ok=True)
-        (shutil.copy2 if is_judge else shutil.copytree)(src, target)
-        src = target
+        src = _copy_into(src, target)
     inside = src.absolute().parent == mdir.absolute()
 
     files = [src] if is_judge else _embedder_files(src)
@@ -143,11 +188,12 @@ def add_model(path: Path | str, name: str | None = None, *, copy: bool = False,
               f"after {MANIFEST_NAME}; edit or delete entries freely.")
     try:
         load_check = entries_to_toml(kept, header)
-        local_path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = local_path.with_name(local_path.name + ".tmp")
-        tmp.write_text(load_check, "utf-8")
-        load_manifest(mdir, shipped=shipped_path, local=tmp)  # refuse to write what we can't read
-        os.replace(tmp, local_path)
+        make_folder(local_path.parent, option="--models-dir")
+        with atomic_file(local_path) as f:  # LOCAL.tmp, renamed once read back
+            f.write(load_check)
+            f.flush()
+            load_manifest(mdir, shipped=shipped_path, local=Path(f.name))  # refuse to write
+            # what we cannot read; the temporary file goes with the error
     except ManifestError as e:
         raise ModelError(f"could not write {local_path}: {e}") from None
     lock.save()

@@ -47,7 +47,8 @@ from localeval.catalog.hashing import CHUNK_BYTES, file_sha256
 from localeval.catalog.ledger import Lock
 from localeval.catalog.manifest import Manifest, load_manifest
 from localeval.catalog.progress import DownloadProgress
-from localeval.errors import FetchError, NoNetwork, printable
+from localeval.errors import FetchError, NoNetwork, OutputError, printable
+from localeval.output import cannot_write, make_folder, move_into_place
 
 __all__ = ["FetchError", "NoNetwork", "download", "fetch_models", "fetch_main", "AIR_GAP_ADVICE"]
 
@@ -195,22 +196,30 @@ def download(url: str, dest: Path, *, expected_sha256: str = "", expected_size: 
                 if have:
                     log(f"  {dest.name}: resuming at {human_size(have)}")
                 bar = DownloadProgress(dest.name, total, have, progress)
+                broke: BaseException | None = None
                 try:
-                    dest.parent.mkdir(parents=True, exist_ok=True)  # only once bytes arrive
-                    with open(part, "ab") as out:
-                        while chunk := resp.read(CHUNK):
-                            out.write(chunk)
+                    make_folder(dest.parent, option="--to")  # only once bytes arrive
+                    with _PartFile(part) as out:
+                        while True:
+                            try:  # a fault reading the connection is retried...
+                                chunk = resp.read(CHUNK)
+                            except (TimeoutError, OSError, http.client.HTTPException) as e:
+                                broke = e
+                                break
+                            if not chunk:
+                                break
+                            out.append(chunk)  # ...one writing the disk is exit 2
                             h.update(chunk)
                             have += len(chunk)
                             bar.advance(len(chunk))
-                except (TimeoutError, OSError, http.client.HTTPException) as e:
+                finally:
                     bar.close()
+                if broke is not None:
                     if retry(f"connection broke at {human_size(have)} "
-                             f"({e.__class__.__name__}), resuming"):
+                             f"({broke.__class__.__name__}), resuming"):
                         continue
                     raise FetchError(f"{url}: connection broke at byte {have}; run again to "
                                      f"resume from {part}") from None
-                bar.close()
             if total is not None and have < total:  # closed early without an error
                 if retry(f"got {have} of {total} bytes, resuming"):
                     continue
@@ -232,8 +241,38 @@ def download(url: str, dest: Path, *, expected_sha256: str = "", expected_size: 
                 raise FetchError(f"{dest.name}: the download does not start with {magic!r} "
                                  f"(got {head!r}: an error page from a proxy?); deleted, "
                                  "nothing installed")
-        os.replace(part, dest)
+        move_into_place(part, dest)
         return digest
+
+
+class _PartFile:
+    """A download's ``NAME.part``, appended to as bytes arrive (the one file of localeval
+    written outside ``localeval.output``: raw bytes that a resumed download continues,
+    not text lines). Unbuffered, so what ``append`` returned from is on disk and a resume
+    starts after it; a fault writing (a full disk) is ``output.cannot_write`` naming the
+    file (exit 2), the bytes before it kept for the next run to resume from."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            self._f = open(path, "ab", buffering=0)
+        except OSError as e:
+            raise cannot_write(path, e) from None
+
+    def __enter__(self) -> _PartFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._f.close()  # unbuffered: nothing left to flush that could fail here
+
+    def append(self, data: bytes) -> None:
+        view = memoryview(data)
+        try:
+            while view:  # a raw write may take part of it (a disk filling up)
+                view = view[self._f.write(view):]
+        except OSError as e:
+            raise cannot_write(self.path, e, "run again to resume from what it holds") \
+                from None
 
 
 # -- models -------------------------------------------------------------------------------
@@ -351,6 +390,9 @@ def fetch_main(args: argparse.Namespace, to: Path, prog: str) -> int:
     except NoNetwork as e:
         print(printable(f"{prog}: error: {e}"), file=sys.stderr)
         return 3
+    except OutputError as e:  # the models folder cannot be written: the user's to fix
+        print(printable(f"{prog}: error: {e}"), file=sys.stderr)
+        return 2
     if failures:
         print(printable(f"{prog}: error: {failures} file(s) not installed"), file=sys.stderr)
         return 3

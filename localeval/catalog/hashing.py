@@ -16,12 +16,16 @@ installed.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import threading
 from pathlib import Path
 from typing import Any, Callable
+
+from localeval.errors import OutputError
+from localeval.output import make_folder, move_into_place, write_text
 
 __all__ = ["CHUNK_BYTES", "MEMO_NAME", "file_sha256", "hash_memo_path"]
 
@@ -60,13 +64,16 @@ def _write_memo_file(memo_file: Path, path: str, size: int, mtime_ns: int, diges
     with _memo_file_lock:
         stored = _read_memo_file(memo_file)  # re-read: another run may have added entries
         stored[path] = {"size": size, "mtime_ns": mtime_ns, "sha256": digest}
+        # a name of this process's own: two processes never write one temporary file
+        mine = memo_file.with_name(f"{memo_file.name}.{os.getpid()}")
         try:
-            memo_file.parent.mkdir(parents=True, exist_ok=True)
-            tmp = memo_file.with_name(f"{memo_file.name}.{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(stored, indent=1), encoding="utf-8")
-            tmp.replace(memo_file)
-        except OSError:
-            pass  # the memo is an optimisation; a read-only cache dir is fine
+            make_folder(memo_file.parent)
+            write_text(mine, json.dumps(stored, indent=1))
+            move_into_place(mine, memo_file)
+        except OutputError:
+            with contextlib.suppress(OSError):
+                mine.unlink(missing_ok=True)
+            # the memo is an optimisation; a read-only cache dir is fine
 
 
 def _hash_bytes(path: Path, size: int, on_progress: Callable[[int], None] | None) -> str:

@@ -6,19 +6,20 @@ gigabytes (a file whose size or mtime changed is no longer trusted), and a
 file without a published hash is checked later against the hash recorded
 when it was downloaded.
 
-Standard library only: ``scripts/fetch_models.py`` writes this file on a
-connected machine where localeval's dependencies need not be installed.
+Standard library only (``localeval.output``, its writer, is too):
+``scripts/fetch_models.py`` writes this file on a connected machine where
+localeval's dependencies need not be installed.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from localeval.catalog.entry import ManifestError
+from localeval.output import make_folder, write_text
 
 __all__ = ["Lock", "LockRecord", "LOCK_NAME"]
 
@@ -77,12 +78,11 @@ class Lock:
         return cls(path, records)
 
     def save(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        """Replace the lock file atomically; a fault is an OutputError naming it (exit 2)."""
+        make_folder(self.path.parent, option="--models-dir")
         data = {"version": self.VERSION,
                 "files": {k: vars(r) for k, r in sorted(self.records.items())}}
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", "utf-8")
-        os.replace(tmp, self.path)
+        write_text(self.path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
     @staticmethod
     def key(path: Path, models_dir: Path) -> str:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from localeval.errors import printable
+
 __all__ = ["HashProgress", "DownloadProgress"]
 
 
@@ -22,11 +24,11 @@ class HashProgress:
         if self.enabled:
             self._bar = _bytes_bar(transient=True)
             self._bar.start()
-            self._task = self._bar.add_task(description, total=total)
+            self._task = self._bar.add_task(printable(description), total=total)
 
     def describe(self, text: str) -> None:
         if self._bar:
-            self._bar.update(self._task, description=text)
+            self._bar.update(self._task, description=printable(text))
 
     def advance(self, n: int) -> None:
         if self._bar:
@@ -49,14 +51,15 @@ class DownloadProgress:
         try:
             self._rich = _bytes_bar(transient=False)
             self._rich.start()
-            self._task = self._rich.add_task(name, total=total, completed=done)
+            self._task = self._rich.add_task(printable(name), total=total, completed=done)
             return
         except ImportError:
             pass
         try:
             from tqdm import tqdm
 
-            self._tqdm = tqdm(total=total, initial=done, unit="B", unit_scale=True, desc=name,
+            self._tqdm = tqdm(total=total, initial=done, unit="B", unit_scale=True,
+                             desc=printable(name),
                               file=sys.stderr)
         except ImportError:
             pass
@@ -86,6 +89,7 @@ def _bytes_bar(*, transient: bool) -> Any:
         TransferSpeedColumn,
     )
 
-    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), DownloadColumn(),
-                    TransferSpeedColumn(), TimeRemainingColumn(), console=Console(stderr=True),
-                    transient=transient)
+    # markup=False: the label is a manifest file name, shown as written, never read as markup
+    return Progress(TextColumn("{task.description}", style="bold", markup=False), BarColumn(),
+                    DownloadColumn(), TransferSpeedColumn(), TimeRemainingColumn(),
+                    console=Console(stderr=True), transient=transient)

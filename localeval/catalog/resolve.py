@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import os
 from pathlib import Path
 from typing import Literal, Sequence
 
 from localeval.catalog.entry import FETCH_HINT, FileSpec, ManifestError, ModelEntry, human_size
 from localeval.catalog.ledger import Lock
 from localeval.catalog.manifest import Manifest, load_manifest
+from localeval.config import env_text
 from localeval.errors import DataError, ModelError
 
 __all__ = [
@@ -39,7 +39,7 @@ SCRIPT_HINT = "python scripts/fetch_models.py {name} --to models/"
 
 def models_dir_default() -> Path:
     """``$LOCALEVAL_MODELS`` if set, else ``./models``."""
-    return Path(os.environ.get("LOCALEVAL_MODELS") or "models")
+    return Path(env_text("LOCALEVAL_MODELS") or "models")  # blank: unset
 
 
 def load_models(models_dir: Path | str | None = None) -> Manifest:

@@ -31,8 +31,17 @@ import math
 from typing import Any, Iterable, Mapping
 
 from localeval.dataset.formats import kind_of, loads_strict
-from localeval.dataset.samples import ALIASES, MAX_NESTING, Dataset, too_deep, unnumpy
-from localeval.errors import DataError
+from localeval.dataset.samples import (
+    ALIASES,
+    MAX_NESTING,
+    Dataset,
+    not_a_record,
+    read_as,
+    too_deep,
+    unnumpy,
+    unused_columns,
+)
+from localeval.errors import DataError, printable
 from localeval.types import MULTI_TURN_FIELDS, SAMPLE_FIELDS, Message, MultiTurnSample, ToolCall
 
 __all__ = ["is_conversation", "conversations_from_rows", "CONVERSATION_FIELDS", "ROLE_NAMES"]
@@ -75,26 +84,30 @@ def conversations_from_rows(rows: Iterable[tuple[int, Mapping[str, Any]]], sourc
             raise DataError(f"--columns {f}={col}: a conversation has no '{f}' (its fields: "
                             f"{', '.join(CONVERSATION_FIELDS)})", file=source)
     for k, (n, rec) in enumerate(rows, 1):
+        if not isinstance(rec, Mapping):
+            raise not_a_record(rec, source, n, row_word)
         columns.update(str(c) for c in rec)
         try:
             s = _sample(n, rec, cmap, k, names)
         except ValueError as e:
             if len(e.args) != 2:
                 raise
-            raise DataError(e.args[1], file=source, row=n, column=e.args[0],
+            col = e.args[0]
+            how = read_as(col, cmap[col], cmap) if col in cmap else ""
+            raise DataError(e.args[1] + how, file=source, row=n, column=printable(col),
                             unit=row_word) from None
-        if s.id in seen:
-            raise DataError(f"duplicate id {s.id!r} (first seen at {row_word} {seen[s.id]})",
-                            file=source, row=n, column=names.get("id", "id"), unit=row_word)
+        if s.id in seen:  # named by this row's id column (``qid`` here, ``id`` there)
+            col = next((str(c) for c, v in rec.items() if v is not None
+                        and _field(str(c), cmap, rec) == "id"), "id")
+            raise DataError(f"duplicate id '{printable(s.id)}' (first seen at {row_word} "
+                            f"{seen[s.id]})", file=source, row=n, column=printable(col),
+                            unit=row_word)
         seen[s.id] = n
         present.update(f for f in (*SAMPLE_FIELDS, *MULTI_TURN_FIELDS) if s.has(f))
         samples.append(s)
     if not samples:
         raise DataError("no samples: the data is empty", file=source)
-    unused = [c for c in cmap if c not in columns]
-    if unused:
-        raise DataError(f"--columns {cmap[unused[0]]}={unused[0]}: the data has no column "
-                        f"{unused[0]!r}; its columns: {', '.join(sorted(columns))}", file=source)
+    unused_columns(cmap, columns, source)
     return Dataset(samples, source, present, names, row_word)
 
 

@@ -16,12 +16,12 @@ from __future__ import annotations
 import itertools
 import os
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from localeval.dataset.conversation import conversations_from_rows, is_conversation
 from localeval.dataset.formats import CELL_FORMATS, file_format, read_file
 from localeval.dataset.samples import ALIASES, Dataset, present_fields, samples_from_rows
-from localeval.errors import DataError
+from localeval.errors import DataError, printable
 from localeval.types import MULTI_TURN_FIELDS, SAMPLE_FIELDS, MultiTurnSample, Sample
 
 __all__ = ["load_dataset", "parse_column_map", "check_required"]
@@ -37,10 +37,15 @@ def parse_column_map(items: Iterable[str] | Mapping[str, str] | None) -> dict[st
     for canon, col in pairs:
         canon, col = canon.strip(), col.strip()
         if not col:
-            raise DataError(f"bad column map {canon!r}: expected FIELD=COLUMN, e.g. answer=my_col")
+            raise DataError(f"bad column map '{printable(canon)}': expected FIELD=COLUMN, "
+                            "e.g. answer=my_col")
         if canon not in SAMPLE_FIELDS and canon not in MULTI_TURN_FIELDS and canon != "id":
-            raise DataError(f"bad column map: {canon!r} is not a field; fields: id, "
+            raise DataError(f"bad column map {printable(canon)}={printable(col)}: "
+                            f"'{printable(canon)}' is not a field; fields: id, "
                             + ", ".join((*SAMPLE_FIELDS, *MULTI_TURN_FIELDS)))
+        if out.get(col, canon) != canon:  # one column, two fields: the first would be lost
+            raise DataError(f"--columns maps column '{printable(col)}' to both {out[col]} and "
+                            f"{canon}; a column gives one field")
         out[col] = canon
     return out
 
@@ -112,7 +117,26 @@ def _from_rows(rows: Iterable[tuple[int, Mapping[str, Any]]], source: str,
                             "call; give them as JSONL or a list of dicts (see "
                             "docs/conversations-and-agents.md)", file=source)
         return conversations_from_rows(rows, source, cmap, row_word)
-    return samples_from_rows(rows, source, cmap, row_word, text_cells, frame)
+    return samples_from_rows(_single_turn(rows, source, cmap, row_word), source, cmap, row_word,
+                             text_cells, frame)
+
+
+def _single_turn(rows: Iterable[tuple[int, Any]], source: str, cmap: dict[str, str],
+                 row_word: str) -> Iterator[tuple[int, Any]]:
+    """The rows of a single-turn source; a conversation among them (the source is read by
+    its first row) is a DataError naming its line, not a sample with its messages as
+    metadata and no question."""
+    for n, rec in rows:
+        if isinstance(rec, Mapping) and is_conversation(rec, cmap):
+            cols = [c for c, f in cmap.items() if f == "messages"] or ["messages", "user_input"]
+            col = next(c for c in cols if isinstance(rec.get(c), list) or hasattr(
+                rec.get(c), "tolist"))
+            raise DataError("this row is a conversation (a list of messages), but the data's "
+                            "first row is a single-turn sample: a file holds one kind of row; "
+                            "put the conversations in a file of their own "
+                            "(docs/conversations-and-agents.md)", file=source, row=n,
+                            column=printable(col), unit=row_word)
+        yield n, rec
 
 
 def check_required(data: Dataset, needs: Mapping[str, Sequence[str]]) -> None:
@@ -128,6 +152,11 @@ def check_required(data: Dataset, needs: Mapping[str, Sequence[str]]) -> None:
             if not missing:
                 continue
             if len(missing) == len(data.samples):
+                if f in data.names:  # the user's column is there, with no value anywhere
+                    col = data.column(f)
+                    raise DataError(f"no {data.unit} has a value in this column, which "
+                                    f"metric {metric} needs",
+                                    file=data.source, column=printable(col))
                 if f not in MULTI_TURN_FIELDS and isinstance(missing[0], MultiTurnSample):
                     raise DataError(f"metric {metric} scores single-turn samples (it needs "
                                     f"'{f}'), and this data holds conversations; metrics of "
@@ -135,8 +164,10 @@ def check_required(data: Dataset, needs: Mapping[str, Sequence[str]]) -> None:
                                     file=data.source)
                 raise DataError(f"missing column '{f}' required by metric {metric}"
                                 + _alias_hint(f), file=data.source)
-            raise DataError(f"missing value required by metric {metric}", file=data.source,
-                            row=missing[0].row, column=data.column(f), unit=data.unit)
+            col = data.column(f, missing[0].row)
+            raise DataError(f"missing value required by metric {metric}",
+                            file=data.source, row=missing[0].row, column=printable(col),
+                            unit=data.unit)
 
 
 def _alias_hint(f: str) -> str:

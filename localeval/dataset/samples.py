@@ -17,11 +17,11 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from localeval.dataset.cells import read_list_cell
 from localeval.dataset.formats import kind_of, loads_strict
-from localeval.errors import DataError
+from localeval.errors import DataError, printable
 from localeval.types import MULTI_TURN_FIELDS, SAMPLE_FIELDS, Sample
 
 __all__ = ["Dataset", "ALIASES", "samples_from_rows", "present_fields", "relevance_grade",
-           "too_deep", "unnumpy", "MAX_NESTING"]
+           "too_deep", "unnumpy", "MAX_NESTING", "read_as", "not_a_record", "unused_columns"]
 
 #: Alternative column names -> canonical Sample field (RAGAS v2 and older names).
 ALIASES: dict[str, str] = {
@@ -61,10 +61,15 @@ class Dataset:
     names: dict[str, str] = field(default_factory=dict)
     #: how messages count records: "line" in JSONL/CSV files, "row" in tables and Parquet
     unit: str = "line"
+    #: (line, field) -> the column that gave it there, where not ``names[field]`` (a file
+    #: whose rows name a field differently: ``answer`` here, ``response`` there)
+    row_names: dict[tuple[int, str], str] = field(default_factory=dict)
 
-    def column(self, f: str) -> str:
-        """The user's name for field ``f`` (the field's own name when no column gave it)."""
-        return self.names.get(f, f)
+    def column(self, f: str, row: int | None = None) -> str:
+        """The user's name for field ``f`` (at ``row``, when given; the field's own name
+        when no column gave it)."""
+        here = self.row_names.get((row, f)) if row is not None else None
+        return here or self.names.get(f, f)
 
     def __len__(self) -> int:
         return len(self.samples)
@@ -99,31 +104,62 @@ def samples_from_rows(rows: Iterable[tuple[int, Mapping[str, Any]]], source: str
     present: set[str] = set()
     columns: set[str] = set()
     names: dict[str, str] = {}
+    row_names: dict[tuple[int, str], str] = {}
     for k, (n, rec) in enumerate(rows, 1):
+        if not isinstance(rec, Mapping):
+            raise not_a_record(rec, source, n, row_word)
         columns.update(str(c) for c in rec)
-        s = _sample(n, rec, source, cmap, row_word, text_cells, frame, k, names)
+        s = _sample(n, rec, source, cmap, row_word, text_cells, frame, k, names, row_names)
         if s.id in seen:
-            raise _err(f"duplicate id {s.id!r} (first seen at {row_word} {seen[s.id]})", source,
-                       n, "id", row_word)
+            col = row_names.get((n, "id")) or names.get("id", "id")
+            raise _err(f"duplicate id '{printable(s.id)}' (first seen at {row_word} "
+                       f"{seen[s.id]})" + read_as(col, "id", cmap), source, n, col, row_word)
         seen[s.id] = n
         present.update(f for f in SAMPLE_FIELDS if s.has(f))
         samples.append(s)
-    unused = [c for c in cmap if c not in columns]
-    if unused and samples:
-        raise DataError(f"--columns {cmap[unused[0]]}={unused[0]}: the data has no column "
-                        f"{unused[0]!r}; its columns: {', '.join(sorted(columns))}", file=source)
+    if samples:
+        unused_columns(cmap, columns, source)
     if not samples:
         raise DataError("no samples: the data is empty", file=source)
-    return Dataset(samples, source, present, names, row_word)
+    return Dataset(samples, source, present, names, row_word, row_names)
+
+
+def not_a_record(rec: Any, source: str, n: int, row_word: str) -> DataError:
+    """A row that is not a record (a list of strings passed where dicts belong)."""
+    return _err(f"expected a record (a mapping of column names to values), got {kind_of(rec)}",
+                source, n, None, row_word)
+
+
+def unused_columns(cmap: Mapping[str, str], columns: set[str], source: str) -> None:
+    """A ``--columns`` mapping whose column no row has is a DataError naming it, the
+    file's column that differs only in case or outer spaces when there is one, and the
+    file's columns as it writes them."""
+    unused = [c for c in cmap if c not in columns]
+    if not unused:
+        return
+    col = unused[0]
+    near = [c for c in sorted(columns) if c.strip().casefold() == col.strip().casefold()]
+    hint = f" (its column '{printable(near[0])}' differs in case or spaces)" if near else ""
+    raise DataError(f"--columns {cmap[col]}={printable(col)}: the data has no column "
+                    f"'{printable(col)}'{hint}; its columns: "
+                    + ", ".join(f"'{printable(c)}'" for c in sorted(columns)), file=source)
+
+
+def read_as(col: str, canon: str, cmap: Mapping[str, str]) -> str:
+    """The user's mapping of column ``col`` to field ``canon``, for a message; empty for
+    a column not mapped (its own name, or an alias: the message speaks the file's words)."""
+    return f" (--columns {canon}={printable(col)})" if cmap.get(col) == canon else ""
 
 
 def _err(msg: str, source: str, n: int | None, col: str | None, row_word: str) -> DataError:
-    return DataError(msg, file=source, row=n, column=col, unit=row_word)
+    return DataError(msg, file=source, row=n, column=None if col is None else printable(col),
+                     unit=row_word)
 
 
 def _sample(n: int, rec: Mapping[str, Any], source: str, cmap: dict[str, str],
             row_word: str, text_cells: bool = False, frame: bool = False,
-            ordinal: int | None = None, names: dict[str, str] | None = None) -> Sample:
+            ordinal: int | None = None, names: dict[str, str] | None = None,
+            row_names: dict[tuple[int, str], str] | None = None) -> Sample:
     values: dict[str, Any] = {}
     origin: dict[str, str] = {}
     meta: dict[str, Any] = {}
@@ -143,10 +179,10 @@ def _sample(n: int, rec: Mapping[str, Any], source: str, cmap: dict[str, str],
             try:
                 v = _from_cell(canon, v, col)
             except ValueError as e:
-                raise _err(str(e), source, n, col, row_word) from None
+                raise _err(str(e) + read_as(col, canon, cmap), source, n, col, row_word) from None
         if canon in values and values[canon] is not None and not _missing(v):
-            raise _err(f"both '{origin[canon]}' and '{col}' given for {canon}; keep one", source,
-                       n, col, row_word)
+            raise _err(f"both '{printable(origin[canon])}' and '{printable(col)}' given for "
+                       f"{canon}; keep one", source, n, col, row_word)
         if canon not in values or not _missing(v):
             values[canon] = None if _missing(v) else v
             origin[canon] = col
@@ -163,10 +199,11 @@ def _sample(n: int, rec: Mapping[str, Any], source: str, cmap: dict[str, str],
         try:
             kw[f] = _coerce(f, v, col)
         except ValueError as e:
-            raise _err(str(e), source, n, col, row_word) from None
+            raise _err(str(e) + read_as(col, f, cmap), source, n, col, row_word) from None
     if names is not None:
         for f, col in origin.items():
-            names.setdefault(f, col)
+            if names.setdefault(f, col) != col and row_names is not None:
+                row_names[(n, f)] = col
     sid = kw.pop("id", None)
     return Sample(id=sid if sid is not None else str(ordinal or n), metadata=meta, row=n, **kw)
 

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from localeval.catalog import file_sha256, hash_memo_path, load_models
+from localeval.catalog import file_sha256, hash_memo_path, load_models, model_files
 from localeval.errors import ModelError
 
 __all__ = ["manifest_entry", "model_files_digest"]
@@ -38,15 +38,11 @@ _SKIPPED_DIRS = {"onnx", "openvino", "runs", "checkpoints"}
 
 
 def _model_files(root: Path) -> list[Path]:
-    out = []
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
-        dirnames[:] = sorted(d for d in dirnames
-                             if not d.startswith(".") and d not in _SKIPPED_DIRS)
-        for f in filenames:
-            p = Path(dirpath) / f
-            if not f.startswith(".") and p.suffix.lower() in _HASHED_SUFFIXES:
-                out.append(p)
-    return sorted(out, key=lambda p: p.relative_to(root).as_posix())
+    """The weight and config files, through the catalog's walk (links followed, each real
+    folder once, so a link loop in the folder ends)."""
+    return model_files(root, skip_dir=lambda d: d.startswith(".") or d in _SKIPPED_DIRS,
+                       keep_file=lambda f: not f.startswith(".")
+                       and Path(f).suffix.lower() in _HASHED_SUFFIXES)
 
 
 def model_files_digest(root: str | os.PathLike[str]) -> str:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import http.client
 import json
-import os
 import random
 import re
 import socket
@@ -26,6 +25,7 @@ import urllib.error
 import urllib.request
 from typing import Any
 
+from localeval.config import env_text
 from localeval.errors import BadReply, HttpFailure, JudgeCallError, ModelError, ServerBroken
 from localeval.judge.base import JudgeBackend, JudgeReply, JudgeRequest, Usage
 from localeval.judge.completion import probs_from_logprobs, reply_parts
@@ -74,7 +74,7 @@ class HttpJudge(JudgeBackend):
         self.base_url = base if base.endswith("/v1") else base + "/v1"
         self.timeout = float(timeout)
         self.retries = max(0, int(retries))
-        self.api_key = api_key if api_key is not None else os.environ.get("LOCALEVAL_API_KEY")
+        self.api_key = api_key if api_key is not None else env_text("LOCALEVAL_API_KEY")
         self.seed = int(seed)
         self.temperature = float(temperature)
         self.max_tokens = max_tokens

@@ -225,10 +225,11 @@ class Judging:
         # Verdict probabilities cost an extra forward pass per verdict; only
         # ask for them in soft-verdict mode.
         prob_field = prob_field if self.verdicts == "soft" else None
-        mkey = hashlib.sha256(json.dumps([step, lang, sample.to_dict(), inputs, prob_field,
-                                          self.seed, self.temperature, self.reasons],
-                                         ensure_ascii=False,
-                                         sort_keys=True, default=str).encode()).hexdigest()
+        from localeval.output import hash_bytes  # a lone surrogate in data hashes too
+
+        mkey = hashlib.sha256(hash_bytes(json.dumps(
+            [step, lang, sample.to_dict(), inputs, prob_field, self.seed, self.temperature,
+             self.reasons], ensure_ascii=False, sort_keys=True, default=str))).hexdigest()
         while True:
             with self._lock:
                 pending = self._memo.get(mkey)

@@ -20,6 +20,7 @@ import os
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from localeval.output import make_folder
 from localeval.report.explained import read_explained
 from localeval.report.pages import csp_hash, page_env, render_page, write_page
 from localeval.report.view import build_view
@@ -42,7 +43,8 @@ def write_html_report(out_dir: str | os.PathLike[str], summary: Mapping[str, Any
     """Write ``out_dir/report.html`` (atomically) and return its path; OutputError (exit 2)
     naming the page when it cannot be written."""
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    if not out.is_dir():  # an existing folder: a fault is the file's, named by the write
+        make_folder(out)  # OutputError (exit 2) naming the folder
     path = out / "report.html"
     page = render_html(summary, records, samples, read_explained(out))
     return write_page(path, page)  # no report.html.tmp left behind on a full disk

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from localeval.errors import printable
+from localeval.output import make_folder
 from localeval.report.corrected import corrected_note, corrected_rows
 from localeval.report.health import health_line
 from localeval.report.judged import CI_MARK, ci_note, judge_unfit, judged_keys
@@ -217,7 +218,8 @@ def write_markdown_report(out_dir: str | os.PathLike[str], summary: Mapping[str,
     come first because they change how the numbers read.
     """
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    if not out.is_dir():  # an existing folder: a fault is the file's, named by the write
+        make_folder(out)  # OutputError (exit 2) naming the folder
     lines = [f"## localeval: {summary.get('n_samples', '?')} samples", ""]
     label = run_label(summary.get("run"))
     if label:  # the run's --name and --tag

@@ -34,6 +34,8 @@ _WHERE = {
     "same_setup_text": ".identity",
     "CONTENT_FIELDS": ".content",
     "HASH_FIELDS": ".content",
+    "INPUT_FIELDS": ".content",
+    "changed_content": ".content",
     "sample_content": ".content",
     "CORRECTED": ".sections",
     "CorrectedMetric": ".sections",

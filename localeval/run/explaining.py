@@ -12,7 +12,10 @@ The explained verdicts come from a second, full-reason call: a judge may decide
 differently once it has written a reason, so each line keeps the run's score
 beside the explaining score, and the report says when they differ. The samples'
 text comes from the dataset (results.jsonl holds only hashes of it), checked
-against the hashes the run recorded so that a changed file is not explained.
+against the hashes the run recorded of every input a metric reads
+(``results.changed_content``: question, contexts, answer, messages, reference, reference
+contexts, ids, expected calls and topics), so that a changed file is not explained; a
+field an older results line has no hash of is said, not passed over in silence.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import os
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from localeval.errors import DataError, UsageError
+from localeval.errors import DataError, UsageError, printable
 
 __all__ = ["explain", "worst_ids"]
 
@@ -36,6 +39,11 @@ def worst_ids(records: Sequence[Mapping[str, Any]], keys: Mapping[str, bool], n:
 
     ranked = sorted(range(len(records)), key=lambda i: -badness(records[i]))
     return [str(records[i]["id"]) for i in ranked[:n]]
+
+
+def _source(data: Any) -> str | None:
+    """The data file's name for a message, when the data is a file."""
+    return os.fspath(data) if isinstance(data, (str, os.PathLike)) else None
 
 
 def explain(run_dir: str | os.PathLike[str], data: Any, *, ids: Sequence[str] | None = None,
@@ -58,10 +66,10 @@ def explain(run_dir: str | os.PathLike[str], data: Any, *, ids: Sequence[str] | 
         RESULTS_FILE,
         SUMMARY_FILE,
         SignatureEntry,
+        changed_content,
         dumps_strict,
         read_run,
         record_of,
-        sample_content,
     )
     from localeval.run.runner import evaluate
 
@@ -94,17 +102,23 @@ def explain(run_dir: str | os.PathLike[str], data: Any, *, ids: Sequence[str] | 
     ds = load_dataset(data)
     samples = {s.id: s for s in ds}
     picked = []
+    not_checked: dict[str, list[str]] = {}
     for i in wanted:
         s = samples.get(i)
         if s is None:
-            raise DataError(f"sample {i!r} of the run is not in the dataset given")
-        now = sample_content(s)
-        was = {k: v for k, v in by_id[i].items() if k in now}
-        if any(now[k] != v for k, v in was.items()):
-            raise DataError(f"sample {i!r} differs from the one the run scored "
-                            f"({', '.join(k for k, v in was.items() if now[k] != v)}): "
-                            "give the dataset the run scored")
+            raise DataError(f"sample '{printable(i)}' of the run is not in the dataset given",
+                            file=_source(data))
+        changed, unchecked = changed_content(by_id[i], s)
+        if changed:
+            raise DataError(f"sample '{printable(i)}' differs from the one the run scored "
+                            f"(changed: {', '.join(changed)}): give the dataset the run scored",
+                            file=_source(data))
+        for f in unchecked:
+            not_checked.setdefault(f, []).append(i)
         picked.append(s)
+    if not_checked:
+        tell("not checked against the run (its results.jsonl predates their hashes): "
+             + "; ".join(f"{f} of {len(v)} sample(s)" for f, v in not_checked.items()))
     out = folder / EXPLAIN_FILE  # into the run's folder by design; never over what is read
     policy = OutputPolicy([data if isinstance(data, (str, os.PathLike)) else None,
                            folder / RESULTS_FILE, folder / SUMMARY_FILE], overwrite=True)

@@ -21,6 +21,8 @@ from typing import Literal
 
 import numpy as np
 
+from localeval.output import make_folder, move_into_place
+
 __all__ = ["TinyModelSpec", "build_tiny_gguf", "train_tokenizer", "quote_bias",
            "CHATML_TEMPLATE", "DEFAULT_CORPUS"]
 
@@ -242,18 +244,17 @@ def build_tiny_gguf(path: str | os.PathLike[str], spec: TinyModelSpec = TinyMode
     Deterministic: the same spec and corpus give the same file.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(path.parent)
     corpus = _corpus(corpus)
     if spec.quant is None:
         tmp = path.with_name(path.name + ".part")
-        _write_f_model(spec, tmp, corpus)
-        tmp.replace(path)
-        return path
+        _write_f_model(spec, tmp, corpus)  # gguf's writer opens the file itself
+        return move_into_place(tmp, path)
     with tempfile.TemporaryDirectory(dir=path.parent) as d:
         src = Path(d) / "f.gguf"
         _write_f_model(replace(spec, quant=None), src, corpus)
         _quantize(src, Path(d) / "q.gguf", spec.quant)
-        (Path(d) / "q.gguf").replace(path)
+        move_into_place(Path(d) / "q.gguf", path)
     return path
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from localeval.errors import JudgeCallError
+from localeval.output import write_text
 from localeval.testing.scripted import ScriptedJudge, auto_output
 
 __all__ = ["SWAPPED_MARK", "SWAPPED", "trial_versions", "unfit_judge"]
@@ -33,12 +34,10 @@ def trial_versions(folder: Path, *, rows: int = 12, swapped: Sequence[int] = SWA
     text = (files("localeval.data") / "example.jsonl").read_text(encoding="utf-8")
     data = [json.loads(x) for x in text.splitlines() if x.strip()][:rows]
     v1, v2 = folder / "v1.jsonl", folder / "v2.jsonl"
-    v1.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in data),
-                  encoding="utf-8")
+    write_text(v1, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in data))
     for i in swapped:
         data[i] = {**data[i], "answer": SWAPPED_MARK + " " + data[(i + 6) % rows]["answer"]}
-    v2.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in data),
-                  encoding="utf-8")
+    write_text(v2, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in data))
     return v1, v2
 
 

@@ -251,17 +251,13 @@ CONSOLE = "cli/console.py"
 #: Writes that put text on the terminal.
 _STREAMS = {"sys.stdout.write", "sys.stderr.write"}
 #: Files below the cli that build a rich Console, and why (their texts are Text of
-#: ``printable``): the run's progress bar and stage spinner draw on stderr; ``localeval
-#: models`` (catalog, layer 2, under the cli) prints its tables itself.
-CONSOLE_ALLOWED = {"run/progress.py", "catalog/command.py",
-                   # the download bar of `models fetch`: its label is a manifest file name
-                   # (parsed as markup today); left to the catalog's own change
-                   "catalog/progress.py"}
-#: Prints below the cli not yet through ``printable`` (none: a new one fails the test).
-PRINT_ALLOWED: dict[str, str] = {
-    "judge/llama/chat.py": "a warning at model load about the model's own context size, "
-                           "no user data; left to the judge package's change",
-}
+#: ``printable``, never markup read from data): the run's progress bar and stage spinner,
+#: and the download and hashing bars of ``localeval models`` (a manifest file name as their
+#: label), draw on stderr; ``localeval models`` (catalog, layer 2, under the cli) prints its
+#: tables itself.
+CONSOLE_ALLOWED = {"run/progress.py", "catalog/command.py", "catalog/progress.py"}
+#: Prints below the cli not through ``printable``: none (a new one fails the test).
+PRINT_ALLOWED: dict[str, str] = {}
 
 
 def _dotted(node: ast.AST) -> str:

@@ -9,11 +9,11 @@ load rather than the first sample.
 
 from __future__ import annotations
 
-import sys
+import warnings
 from pathlib import Path
 from typing import Any, Sequence
 
-from localeval.errors import ModelError
+from localeval.errors import LocalevalWarning, ModelError
 from localeval.judge.base import Message
 from localeval.judge.llama.compat import compile_template, named_formatter
 from localeval.judge.llama.model import ModelHandle
@@ -39,7 +39,9 @@ def header_overrides(path: Path, meta: dict[str, Any], n_ctx: int) -> dict[str, 
     arch = meta.get("architecture")
     if not note or not isinstance(arch, str):
         return None
-    print(f"localeval: warning: {note}; using a context of {n_ctx} tokens", file=sys.stderr)
+    # a warning, not a print: the command line shows it as every LocalevalWarning, escaped
+    # (the note quotes the GGUF's file name); a library caller can filter or record it
+    warnings.warn(f"{note}; using a context of {n_ctx} tokens", LocalevalWarning, stacklevel=2)
     return {f"{arch}.context_length": int(n_ctx)}
 
 

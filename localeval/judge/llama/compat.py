@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import ctypes
 import inspect
-import os
 import threading
 import warnings
 from pathlib import Path
@@ -31,6 +30,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from localeval.config import env_flag
 from localeval.errors import LocalevalWarning, ModelError
 from localeval.judge.llama.supported import ALLOW_ENV, SUPPORTED, supported_text, version_supported
 
@@ -58,7 +58,7 @@ def check_version(version: str | None = None) -> None:
            f"llama-cpp-python{supported_text()} and uses parts of it that change between "
            f"releases. Install a supported one (pip install 'llama-cpp-python{supported_text()}'), "
            f"or set {ALLOW_ENV}=1 to try this one anyway")
-    if os.environ.get(ALLOW_ENV) == "1":
+    if env_flag(ALLOW_ENV, False):
         warnings.warn(msg, LocalevalWarning, stacklevel=2)
         _checked.add(version)
         return
