@@ -26,7 +26,9 @@ def add_rank_parser(sub: argparse._SubParsersAction) -> None:
         description="Rank versions of a pipeline on the questions they share: the judge "
                     "(--judge) compares every two versions' answers to each question, in "
                     "both orders; Bradley-Terry strengths with 95% bootstrap intervals over "
-                    "questions, and which neighbours cannot be told apart. Writes rank.json "
+                    "questions; a version is ahead of the next only when the interval of "
+                    "their difference clears the margin (--margin), else the order between "
+                    "them is not shown. Writes rank.json "
                     "and rank.html. "
                     "Exit codes: 0 done, 2 bad input or options, 3 a model error.",
         parents=[opt.judge(verdicts="soft; hard for a judge without probabilities"),
@@ -46,6 +48,12 @@ def add_rank_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--names", metavar="A,B,C",
                    help="comma-separated names of the versions (default: their folder or "
                         "file names)")
+    p.add_argument("--margin", metavar="M",
+                   help="the indifference margin of a preference (default 0.05): two "
+                        "versions' preference within 0.5 +/- M is no practical difference, "
+                        "and one version is ahead of another only when the interval of their "
+                        "strength difference lies above log((0.5 + M) / (0.5 - M)), 0.20 at "
+                        "0.05")
     add_pairwise_judge_options(opt.group_of(p, "judge"))
     p.set_defaults(func=cmd_rank)
 
@@ -73,12 +81,15 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
         names = [n.strip() for n in args.names.split(",")]
     check_seed(args.seed, "--seed")
     check_resamples(args.resamples, "--resamples")
-    from localeval.pairwise import resolve_criterion
+    from localeval.pairwise import DEFAULT_MARGIN, check_margin, resolve_criterion
 
+    margin = (DEFAULT_MARGIN if args.margin is None
+              else check_margin(args.margin, "--margin"))
     criterion, source = resolve_criterion(args.criterion, args.criteria_file,
                                           args.criterion_name)
     return {"data": data, "names": names, "criterion": criterion,
-            "criterion_source": source, "seed": args.seed, "n_resamples": args.resamples}
+            "criterion_source": source, "seed": args.seed, "n_resamples": args.resamples,
+            "margin": margin}
 
 
 def cmd_rank(args: argparse.Namespace) -> int:

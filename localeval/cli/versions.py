@@ -2,9 +2,11 @@
 
 The analysis lives in :mod:`localeval.versions`; this module parses the
 arguments, prints the table (or JSON), writes diff.json, diff.md and
-diff.html, says which files it wrote, and applies ``--fail-if-worse`` (with
-``--allow-unscored``), ``--fail-if-unfit-judge`` (with ``--pairwise``, the
-pairwise judge check too) and ``--fail-if-preferred-base`` (``--pairwise``).
+diff.html, says which files it wrote, answers ``--plan``, and applies
+``--fail-if-worse`` and ``--require-not-worse`` (with ``--allow-unscored`` and
+``--fail-if-underpowered``; a line for every gate, passed or failed),
+``--fail-if-unfit-judge`` (with ``--pairwise``, the pairwise judge check too) and
+``--fail-if-preferred-base`` (``--pairwise``).
 Exit codes: 0 done (gates passed), 1 a gate failed, 2 bad input or options.
 """
 
@@ -48,12 +50,26 @@ def add_diff_parser(sub: argparse._SubParsersAction) -> None:
                    help="pass mark for the newly-failing / newly-passing counts: a number for "
                         "every metric (default 0.5), METRIC=VALUE for one (repeatable)")
     p.add_argument("--fail-if-worse", action="append", metavar="METRIC[=MARGIN]",
-                   help="exit 1 when the metric's 95%% interval lies entirely below -MARGIN "
-                        "(worse by more than the margin), or when it has no interval (fewer "
-                        "than 6 pairs, nothing scored), or when pairs are unscored in base or "
-                        "new beyond --allow-unscored; 'all=MARGIN' for every metric "
-                        "(repeatable or comma-separated; MARGIN a finite number >= 0, "
-                        "default 0; the last '=' splits: rougeL:threshold=0.5=0.02)")
+                   help="exit 1 when the metric is shown worse by more than MARGIN: a "
+                        "one-sided test at 5%% (exact McNemar for 0/1 scores), Holm over the "
+                        "gated metrics when several; or when nothing is scored in both, or "
+                        "pairs unscored in base or new beyond --allow-unscored (a gate that "
+                        "could not have failed at this size says so); 'all=MARGIN' "
+                        "for every metric (repeatable or comma-separated; MARGIN a finite "
+                        "number >= 0, default 0; the last '=' splits: "
+                        "rougeL:threshold=0.5=0.02)")
+    p.add_argument("--require-not-worse", action="append", metavar="METRIC=MARGIN",
+                   help="non-inferiority: exit 1 unless the metric is shown to lose less than "
+                        "MARGIN (one-sided test at 5%%, no correction: every one must be "
+                        "shown); pass means evidence of no regression (same form as "
+                        "--fail-if-worse)")
+    p.add_argument("--fail-if-underpowered", action="store_true",
+                   help="exit 1 when a --fail-if-worse gate (with --pairwise, also "
+                        "--fail-if-preferred-base) could not have failed at this size (too "
+                        "few changed pairs for its test to reach 5%%)")
+    p.add_argument("--plan", metavar="DELTA",
+                   help="read BASE and NEW as a pilot: for each metric, how many questions "
+                        "would show a change of DELTA (in the metric's units) with 80%% power")
     p.add_argument("--allow-unscored", action="append", metavar="[METRIC=]N", default=[],
                    help="pairs unscored in base or new a --fail-if-worse gate tolerates: a "
                         "count (2), a share (0.1 or 10%%) or 'all'; METRIC=N for one metric "
@@ -76,14 +92,21 @@ def add_diff_parser(sub: argparse._SubParsersAction) -> None:
     pw.add_argument("--pairwise", action="store_true",
                     help="also ask the judge (--judge) which answer is better, pair by pair, "
                          "in both orders: wins, losses, ties, inconsistent pairs, the "
-                         "preference for NEW with a bootstrap interval and the judge's "
+                         "preference for NEW over the judged pairs with a 95%% interval "
+                         "and its verdict against --pairwise-margin, and the judge's "
                          "position and length bias (needs both versions' answers: "
                          "--base-data / --new-data for run folders; default soft verdicts)")
     add_pairwise_judge_options(pw, when="with --pairwise: ")
     pw.add_argument("--fail-if-preferred-base", action="store_true",
                     help="with --pairwise: exit 1 when the judge prefers BASE beyond the "
                          "interval (the preference for NEW's 95%% interval lies entirely "
-                         "below 0.5), or when there is no interval (nothing could be judged)")
+                         "below 0.5 - the margin of --pairwise-margin), or when nothing could "
+                         "be judged; too few judged pairs for an interval: it says it could "
+                         "not have failed")
+    pw.add_argument("--pairwise-margin", metavar="M",
+                    help="with --pairwise: the indifference margin of the preference (default "
+                         "0.05): NEW or BASE is preferred only when the interval lies outside "
+                         "0.5 +/- M, and no practical difference when it lies within")
     p.set_defaults(func=cmd_diff)
 
 
@@ -134,6 +157,7 @@ def _pairwise_options(args: argparse.Namespace) -> tuple[str | None, str | None]
 
     if not args.pairwise:
         given = [o for o, v in (("--fail-if-preferred-base", args.fail_if_preferred_base),
+                                ("--pairwise-margin", args.pairwise_margin is not None),
                                 ("--criterion", args.criterion),
                                 ("--criteria-file", args.criteria_file),
                                 ("--criterion-name", args.criterion_name)) if v]
@@ -144,7 +168,10 @@ def _pairwise_options(args: argparse.Namespace) -> tuple[str | None, str | None]
     if args.judge is None:
         raise UsageError("--pairwise needs --judge (a GGUF file, a model name, 'demo' or an "
                          "http(s):// URL)")
-    from localeval.pairwise import resolve_criterion
+    from localeval.pairwise import check_margin, resolve_criterion
+
+    if args.pairwise_margin is not None:
+        args.pairwise_margin = check_margin(args.pairwise_margin, "--pairwise-margin")
 
     return resolve_criterion(args.criterion, args.criteria_file, args.criterion_name)
 
@@ -156,12 +183,14 @@ def _pairwise(args: argparse.Namespace, d: Any, criterion: str | None,
     from localeval.cli.options import judge_options
     from localeval.pairwise import (
         compare_pairwise,
-        preferred_base_failure,
+        preferred_base_gate,
         terminal_lines,
         unfit_pairwise_failure,
     )
 
     kw: dict[str, Any] = {} if args.resamples is None else {"n_resamples": args.resamples}
+    if args.pairwise_margin is not None:
+        kw["margin"] = args.pairwise_margin
     r = compare_pairwise(d.base, d.new, judge=args.judge, criterion=criterion,
                          criterion_source=source, verdicts=args.verdicts, seed=args.seed,
                          cache=False if args.no_cache else (args.cache or True),
@@ -169,9 +198,17 @@ def _pairwise(args: argparse.Namespace, d: Any, criterion: str | None,
                          judge_options=judge_options(args),
                          progress=False if (args.json or args.quiet) else None, **kw)
     d.pairwise, d.pairwise_check = r.to_dict(), r.judge_check
-    gates = [preferred_base_failure(r) if args.fail_if_preferred_base else None,
-             unfit_pairwise_failure(r) if args.fail_if_unfit_judge else None]
-    return terminal_lines(r), [g for g in gates if g]
+    lines, gates = terminal_lines(r), []
+    if args.fail_if_preferred_base:  # its outcome in diff.json; a pass it could not fail, said
+        gate = preferred_base_gate(r, fail_if_underpowered=bool(
+            getattr(args, "fail_if_underpowered", False)))
+        d.pairwise["gate"] = gate
+        if gate["status"] == "failed":
+            gates.append(gate["line"])
+        elif gate["line"]:
+            lines.append(f"gate {gate['status']}: {gate['line']}")
+    gates.append(unfit_pairwise_failure(r) if args.fail_if_unfit_judge else None)
+    return lines, [g for g in gates if g]
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
@@ -181,15 +218,20 @@ def cmd_diff(args: argparse.Namespace) -> int:
     from localeval.report import parse_allow_unscored
     from localeval.versions import (
         add_corrected,
+        check_delta,
         diff_runs,
+        gate_results,
         parse_worse_gates,
+        plan_lines,
+        plan_table,
         terminal_table,
         unfit_judge_failures,
-        worse_failures,
         write_diff,
     )
 
     gates = parse_worse_gates(args.fail_if_worse)  # bad options fail before any work
+    required = parse_worse_gates(args.require_not_worse, "--require-not-worse")
+    delta = None if args.plan is None else check_delta(args.plan)
     parse_allow_unscored(args.allow_unscored)
     default, per = _thresholds(args.threshold)
     criterion, source = _pairwise_options(args)
@@ -212,7 +254,15 @@ def cmd_diff(args: argparse.Namespace) -> int:
     unknown = [k for k in per if k not in {m.metric for m in d.metrics}]
     if unknown:
         raise UsageError(f"--threshold names {', '.join(map(repr, unknown))}, not compared here")
-    failures = worse_failures(d, gates, allow_unscored=args.allow_unscored)
+    results = gate_results(d, gates, allow_unscored=args.allow_unscored) + gate_results(
+        d, required, kind="not_worse", option="--require-not-worse",
+        allow_unscored=args.allow_unscored)
+    d.gates = [r.to_dict() for r in results]
+    failures = [r.line for r in results if r.failed or (
+        args.fail_if_underpowered and not r.could_fail)]
+    passed = [r.line for r in results if r.line not in failures]
+    if delta is not None:
+        d.plan = plan_table(d, delta)
     if args.fail_if_unfit_judge:
         failures += unfit_judge_failures(d)
     pairwise = None
@@ -228,8 +278,12 @@ def cmd_diff(args: argparse.Namespace) -> int:
         show(terminal_table(d), wide=True)
         for line in pairwise or []:
             say(line)
+        for line in plan_lines(d.plan) if d.plan else []:
+            say(line)
     for p in paths:
         say(f"wrote {p}", err=True)
+    for line in passed:
+        note(line, kind="gate passed")
     for f in failures:
         note(f, kind="gate failed")
     return 1 if failures else 0

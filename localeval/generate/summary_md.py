@@ -137,6 +137,9 @@ def render_testset_summary(summary: Mapping[str, Any],
         lines.append("")
     lines += ["Next: every row, its source chunks and the support of its reference are in "
               "testset.html.", ""]
+    lines += ["How many questions a comparison of two versions needs: run both on these "
+              "questions as a pilot, then `localeval diff --plan DELTA BASE NEW` says how many "
+              "would show a change of DELTA with 80% power (docs/comparing-versions.md).", ""]
     for what, cmd in next_commands(folder):
         fence = _fence(cmd)
         lines += [f"{escape_markdown(what)}:", "", f"{fence}sh", cmd, fence, ""]

@@ -11,10 +11,13 @@ bias; ``compare`` reads and pairs two versions as ``versions`` does
 ``checking`` runs the known-answer pairwise judge check (``judge_check``'s
 probes) through the pairwise door and refuses soft verdicts asked for without
 probabilities; ``criteria`` takes the criterion from a metrics TOML file;
-``gate`` is ``--fail-if-preferred-base`` and the pairwise judge's fitness gate.
+``gate`` is ``--fail-if-preferred-base`` and the pairwise judge's fitness gate;
+``equivalence`` the indifference margin (0.5 +/- 0.05 by default: NEW preferred
+only when the interval leaves it, no practical difference when it lies within) and
+the preference's interval (the randomization test below 100 judged pairs).
 ``ranking`` fits Bradley-Terry strengths of several versions with bootstrap
-intervals over questions and ranks them, saying which neighbours cannot be told
-apart; ``rank`` judges every two of several versions (``rank_versions``); ``page``
+intervals over questions and ranks them, saying between which neighbours the order
+is not shown; ``rank`` judges every two of several versions (``rank_versions``); ``page``
 writes ``localeval rank``'s rank.html (``write_rank_page``).
 """
 
@@ -38,6 +41,10 @@ _WHERE = {
     "criterion_from_file": ".criteria",
     "resolve_criterion": ".criteria",
     "preferred_base_failure": ".gate",
+    "preferred_base_gate": ".gate",
+    "DEFAULT_MARGIN": ".equivalence",
+    "check_margin": ".equivalence",
+    "strength_margin": ".equivalence",
     "unfit_pairwise_failure": ".gate",
     "order_preference": ".judgement",
     "summarise": ".summary",

@@ -19,6 +19,7 @@ from localeval.pairwise.checking import (
     progress_bar,
     require_probabilities,
 )
+from localeval.pairwise.equivalence import DEFAULT_MARGIN, check_margin
 from localeval.pairwise.judgement import PairJudgement, identical_pair, same_answers
 from localeval.pairwise.step import OrderReply, ask_order
 from localeval.pairwise.summary import PairwiseResult, summarise
@@ -50,7 +51,8 @@ def compare_pairwise(base: Any, new: Any, *, judge: Any, base_data: Any = None,
                      judge_options: dict[str, Any] | None = None,
                      judge_check: bool | int = True, criterion_source: str | None = None,
                      on_pair: Callable[[int, int], None] | None = None,
-                     progress: bool | None = False) -> PairwiseResult:
+                     progress: bool | None = False,
+                     margin: float = DEFAULT_MARGIN) -> PairwiseResult:
     """Compare NEW with BASE by asking the judge which answer is better, in both orders.
 
     ``base``/``new``: what ``localeval diff`` reads (a run folder with its data
@@ -63,9 +65,15 @@ def compare_pairwise(base: Any, new: Any, *, judge: Any, base_data: Any = None,
     ``cache``: as ``evaluate``'s (off by default here). ``judge_check``: run
     the known-answer pairwise check first (True: ``checking.CHECK_PAIRS``
     pairs, a number: that many, False: none). Two identical answers (white
-    space aside, same contexts) are a tie without a judge call. ``progress``: bars
-    over the judge check and the pairs (None: in a terminal, else plain lines in a log).
+    space aside, same contexts) are not judged (no call) and counted apart: the
+    preference and its interval are over the judged pairs. ``margin``: the indifference
+    margin (default 0.05): NEW is preferred only when the interval lies above
+    0.5 + margin, BASE below 0.5 - margin, and no practical difference when it lies
+    within (``equivalence``); a number from 0 to below 0.5, else a UsageError before any
+    work. ``progress``: bars over the judge check and the pairs (None: in a terminal,
+    else plain lines in a log).
     """
+    margin = check_margin(margin)
     strict_soft = verdicts == "soft"
     verdicts = verdicts or "soft"
     check_verdicts(verdicts)
@@ -101,7 +109,8 @@ def compare_pairwise(base: Any, new: Any, *, judge: Any, base_data: Any = None,
             bar.close()
     notes += probability_notes([p for p in judged if not p.identical], verdicts)
     return summarise(judged, n_resamples=n_resamples, seed=seed, criterion=criterion,
-                     notes=notes, judge_check=fitness, criterion_source=criterion_source)
+                     notes=notes, judge_check=fitness, criterion_source=criterion_source,
+                     margin=margin)
 
 
 def check_verdicts(verdicts: str) -> None:
@@ -170,8 +179,7 @@ def terminal_lines(r: PairwiseResult) -> list[str]:
     lines += [f"pairwise ({r.mode} verdicts, both orders): {c['win']} NEW better / "
              f"{c['loss']} BASE better / {c['tie']} tie / {c['inconsistent']} inconsistent"
              + (f" / {c['unjudged']} unjudged" if c["unjudged"] else "")
-             + (f" ({c['identical']} of the ties identical answers, not asked)"
-                if c.get("identical") else ""),
+             + (f" / {c['identical']} identical (not judged)" if c.get("identical") else ""),
              r.sentence(),
              f"judge bias: verdict followed the position in {_pct(r.position_bias)} of pairs; "
              f"longer answer won {_pct(r.longer_wins[0])} of {r.longer_wins[1]} consistent "

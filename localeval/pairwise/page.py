@@ -2,8 +2,9 @@
 
 What a reader needs to trust a ranking on one page: the pairwise judge check (a
 warning banner when it did not say fit: then nothing below is evidence), the ranking
-with each version's Bradley-Terry strength, its 95% interval and its wins, which
-neighbours cannot be told apart, each version's own judge caveat (the judge that
+with each version's Bradley-Terry strength, its 95% interval and its wins, the
+neighbours whose order is not shown (their difference does not lie above the margin),
+each version's own judge caveat (the judge that
 scored its run, ``RankResult.marker``), the judge's position and length bias over
 every pair of versions, and the notes. The per-question verdicts stay in rank.json.
 
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from localeval.errors import printable
+from localeval.pairwise.equivalence import BASE, NEW, strength_margin, zone
 from localeval.pairwise.rank import RankResult
 from localeval.pairwise.summary import HIGH_POSITION_BIAS, PairwiseResult
 from localeval.stats import Interval
@@ -44,21 +46,22 @@ def _strength(s: Interval) -> str:
     return f"{s.value:+.2f} [{s.low:+.2f}, {s.high:+.2f}]"
 
 
-def _preference(i: Interval) -> tuple[str, str]:
-    """The preference for the second version with its interval, and its tone."""
+def _preference(i: Interval, margin: float) -> tuple[str, str]:
+    """The preference for the second version with its interval, and its tone: good or
+    bad only beyond 0.5 +/- ``margin`` (``equivalence.zone``)."""
     if i.value is None:
         return f"— ({i.reason or 'no estimate'})", "plain"
     if i.low is None or i.high is None:
         return f"{i.value:.2f} ({i.reason or 'no interval'})", "plain"
-    tone = "good" if i.low > 0.5 else "bad" if i.high < 0.5 else "plain"
+    tone = {NEW: "good", BASE: "bad"}.get(zone(i, margin), "plain")
     return f"{i.value:.2f} [{i.low:.2f}, {i.high:.2f}]", tone
 
 
 def _pair(base: str, new: str, p: PairwiseResult) -> dict[str, Any]:
-    rate, tone = _preference(p.rate)
+    rate, tone = _preference(p.rate, p.margin)
     lw, lwi = p.longer_wins, p.longer_wins_inconsistent
     return {"base": printable(base), "new": printable(new), "counts": dict(p.counts),
-            "rate": rate, "tone": tone, "position": _pct(p.position_bias),
+            "rate": rate, "tone": tone, "verdict": p.verdict, "position": _pct(p.position_bias),
             "biased": p.position_bias is not None and p.position_bias > HIGH_POSITION_BIAS,
             "longer": f"{_pct(lw[0])} of {lw[1]}",
             "longer_inconsistent": f"{_pct(lwi[0])} of {lwi[1]}",
@@ -89,6 +92,7 @@ def rank_view(r: RankResult) -> dict[str, Any]:
         "check": None if check is None else {
             "line": printable(check.summary_line()), "fit": bool(check.fit)},
         "sentence": printable(r.sentence()), "rows": rows,
+        "margin": f"{rk.margin:.2g}", "strength_margin": f"{strength_margin(rk.margin):.2f}",
         "gaps": [{"text": printable(g.sentence()), "apart": g.apart} for g in rk.gaps],
         "differences": [{"text": printable(g.sentence()), "apart": g.apart}
                         for g in rk.differences],

@@ -25,6 +25,7 @@ from localeval.pairwise.compare import (
     open_door,
     probability_notes,
 )
+from localeval.pairwise.equivalence import DEFAULT_MARGIN, check_margin
 from localeval.pairwise.judgement import UNJUDGED, PairJudgement
 from localeval.pairwise.ranking import Ranking, bradley_terry, win_table
 from localeval.pairwise.summary import HIGH_POSITION_BIAS, PairwiseResult, summarise
@@ -183,7 +184,8 @@ def rank_versions(versions: Sequence[Any], *, judge: Any, data: Sequence[Any] | 
                   judge_options: dict[str, Any] | None = None,
                   judge_check: bool | int = True, criterion_source: str | None = None,
                   on_pair: Callable[[int, int], None] | None = None,
-                  progress: bool | None = False) -> RankResult:
+                  progress: bool | None = False,
+                  margin: float = DEFAULT_MARGIN) -> RankResult:
     """Rank three or more versions (two work too) by asking the judge which answer is
     better, every two versions, each question, both orders; Bradley-Terry strengths with
     bootstrap intervals over questions, and which neighbours cannot be told apart.
@@ -194,8 +196,13 @@ def rank_versions(versions: Sequence[Any], *, judge: Any, data: Sequence[Any] | 
     (default: from the paths). The rest as for ``compare_pairwise`` (soft verdicts by
     default, hard with a note for a judge without probabilities; ``verdicts="soft"``
     makes that a ModelError; the known-answer pairwise judge check first; ``progress``
-    bars over it and the pairs).
+    bars over it and the pairs). ``margin``: the preference margin (default 0.05) of
+    every two versions' preference and, in strength units, of the ranking: a version is
+    ahead of its neighbour only when the interval of their strength difference lies
+    above log((0.5 + margin) / (0.5 - margin)); otherwise the order between them is not
+    shown (``ranking``).
     """
+    margin = check_margin(margin)
     strict_soft = verdicts == "soft"
     verdicts = verdicts or "soft"
     check_verdicts(verdicts)
@@ -251,8 +258,8 @@ def rank_versions(versions: Sequence[Any], *, judge: Any, data: Sequence[Any] | 
             bar.close()
     every = [p for c in couples for p in judged[c]]
     notes += probability_notes([p for p in every if not p.identical], verdicts)
-    pairs = {c: summarise(judged[c], n_resamples=n_resamples, seed=seed, criterion=criterion)
-             for c in couples}
+    pairs = {c: summarise(judged[c], n_resamples=n_resamples, seed=seed, criterion=criterion,
+                          margin=margin) for c in couples}
     # soft unless a pair the judge was asked lacks probabilities (hard verdicts asked for,
     # or a judge without them); a pair of versions with identical answers alone asks nothing
     lacking = any(p.soft() is None for p in every if p.outcome != UNJUDGED and not p.identical)
@@ -270,7 +277,7 @@ def rank_versions(versions: Sequence[Any], *, judge: Any, data: Sequence[Any] | 
         notes.append(f"{left} of {len(every)} pairs asked count for nothing in the ranking "
                      f"({'unjudged' if mode == 'soft' else 'inconsistent or unjudged'})")
     ranking = bradley_terry(labels, win_table(len(usable), k, outcomes),
-                            n_resamples=n_resamples, seed=seed)
+                            n_resamples=n_resamples, seed=seed, margin=margin)
     return RankResult(labels, ranking, pairs, mode, notes, criterion, criterion_source, fitness,
                       version_fitness(loaded, labels))
 

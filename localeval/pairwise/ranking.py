@@ -27,6 +27,14 @@ version at a large finite strength, which the ranking still places, with a note.
 Intervals: percentile bootstrap over *questions* (``stats.Resamples``: the draws of
 ``scipy.stats.bootstrap``, seeded); every comparison of a drawn question moves with it,
 and ``stats.percentile_interval`` reads each strength's and each difference's interval.
+
+The ranking reads each difference against the preference margin (``equivalence``), in
+strength units: a difference d is the log-odds of the higher version preferred, so a
+preference margin m is ``strength_margin(m)`` = log((0.5 + m) / (0.5 - m)) (0.20 at the
+default 0.05). One version is *ahead* of another only when the interval of their
+difference lies above that margin; when it lies within +/- the margin there is no
+practical difference; otherwise the order of the two is not shown. Neighbours not
+ahead of each other share a rank: the ranking shows no order between them.
 """
 
 from __future__ import annotations
@@ -37,12 +45,24 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from localeval.errors import UsageError
+from localeval.pairwise.equivalence import (
+    DEFAULT_MARGIN,
+    EQUIVALENT,
+    NEW,
+    NO_ESTIMATE,
+    check_margin,
+    strength_margin,
+    zone,
+)
 from localeval.stats import Interval, Resamples, check_draws, percentile_interval
 
-__all__ = ["RIDGE", "METHOD", "Gap", "Ranking", "fit_strengths", "win_table", "bradley_terry"]
+__all__ = ["RIDGE", "METHOD", "Gap", "Ranking", "fit_strengths", "win_table", "bradley_terry",
+           "AHEAD", "ORDER_NOT_SHOWN"]
 
 RIDGE = 1e-6
 METHOD = "percentile bootstrap over questions"
+#: ``Gap.verdict``'s answers besides ``equivalence.EQUIVALENT`` and ``NO_ESTIMATE``
+AHEAD, ORDER_NOT_SHOWN = "ahead", "order not shown"
 
 
 def win_table(questions: int, k: int,
@@ -120,26 +140,44 @@ class Gap:
     upper: str
     lower: str
     difference: Interval
+    #: the margin in strength units (``equivalence.strength_margin``); 0: none
+    margin: float = 0.0
+
+    @property
+    def verdict(self) -> str:
+        """"ahead" (the interval lies above the margin), "no practical difference" (within
+        +/- the margin), "order not shown" (neither, or no interval) or "no estimate"."""
+        z = zone(self.difference, self.margin, centre=0.0)
+        return {NEW: AHEAD, EQUIVALENT: EQUIVALENT, NO_ESTIMATE: NO_ESTIMATE}.get(
+            z, ORDER_NOT_SHOWN)
 
     @property
     def apart(self) -> bool:
-        """The interval of the difference lies above 0: the two are told apart."""
-        return self.difference.low is not None and self.difference.low > 0
+        """The upper version is ahead: the interval of the difference lies above the margin."""
+        return self.verdict == AHEAD
 
     def sentence(self) -> str:
-        d = self.difference
+        d, m = self.difference, self.margin
         if d.value is None:
             return f"{self.upper} and {self.lower}: no difference can be given ({d.reason})"
         ci = (f" [{d.low:+.2f}, {d.high:+.2f}]" if d.low is not None and d.high is not None
               else f" ({d.reason})")
+        beyond = f"the margin ±{m:.2f}" if m else "0"
         if self.apart:
-            return f"{self.upper} is ahead of {self.lower}: strength difference {d.value:+.2f}{ci}"
-        why = "includes 0" if d.ci is not None else "has no interval"
-        return (f"{self.upper} and {self.lower} cannot be told apart: strength difference "
-                f"{d.value:+.2f}{ci} {why}")
+            return (f"{self.upper} is ahead of {self.lower}: strength difference "
+                    f"{d.value:+.2f}{ci}, above {beyond}")
+        told = f"{self.upper} and {self.lower} cannot be told apart (order not shown)"
+        if self.verdict == EQUIVALENT:
+            return (f"{told}: no practical difference: strength difference {d.value:+.2f}{ci} "
+                    f"lies within ±{m:.2f}")
+        if d.ci is None:
+            return f"{told}: strength difference {d.value:+.2f}{ci}"
+        why = f"does not clear the margin ±{m:.2f}" if m else "includes 0"
+        return f"{told}: strength difference {d.value:+.2f}{ci} {why}"
 
     def to_dict(self) -> dict[str, Any]:
         return {"upper": self.upper, "lower": self.lower, "apart": self.apart,
+                "verdict": self.verdict, "margin": self.margin,
                 "difference": self.difference.to_dict(), "sentence": self.sentence()}
 
 
@@ -162,9 +200,12 @@ class Ranking:
     notes: list[str] = field(default_factory=list)
     seed: int = 0
     n_resamples: int = 0
+    #: the preference margin (``equivalence``); the gaps hold it in strength units
+    margin: float = DEFAULT_MARGIN
 
     def groups(self) -> list[list[str]]:
-        """Runs of neighbours in ``order`` none of which is told apart from the next one."""
+        """Runs of neighbours in ``order`` none of which is ahead of the next one: the
+        ranking shows no order within a group."""
         out: list[list[str]] = [[self.order[0]]] if self.order else []
         for gap in self.gaps:
             if gap.apart:
@@ -182,11 +223,15 @@ class Ranking:
         return out
 
     def sentence(self) -> str:
-        """The ranking in one line: ``>`` between versions told apart, ``≈`` where not."""
-        text = " > ".join(" ≈ ".join(g) for g in self.groups())
-        if any(len(g) > 1 for g in self.groups()):
-            text += (" (≈: the interval of the neighbours' strength difference includes 0; "
-                     "they cannot be told apart)")
+        """The ranking in one line: ``>`` where one version is ahead of the next, and the
+        members of a group listed with "(order not shown)"."""
+        groups = self.groups()
+        text = " > ".join(g[0] if len(g) == 1 else f"{', '.join(g)} (order not shown)"
+                          for g in groups)
+        if any(len(g) > 1 for g in groups):
+            text += (f"; order not shown: the neighbours' strength difference does not lie "
+                     f"above the margin ±{strength_margin(self.margin):.2f} (a preference of "
+                     f"0.5 ± {self.margin:.2g})")
         return f"ranking by Bradley-Terry strength over {self.questions} questions: {text}"
 
     def to_dict(self) -> dict[str, Any]:
@@ -195,6 +240,7 @@ class Ranking:
             "model": "Bradley-Terry: P(i preferred to j) = 1 / (1 + exp(-(s_i - s_j))), "
                      "strengths summing to 0",
             "ridge": RIDGE, "questions": self.questions, "sentence": self.sentence(),
+            "margin": {"preference": self.margin, "strength": strength_margin(self.margin)},
             "order": self.order, "groups": self.groups(),
             "versions": [{"name": n, "rank": ranks[n], "strength": self.strengths[n].to_dict()}
                          for n in self.order],
@@ -245,10 +291,13 @@ def _graph_notes(names: list[str], index: list[int], total: np.ndarray) -> list[
 
 
 def bradley_terry(names: Sequence[str], table: np.ndarray, *, n_resamples: int = 9999,
-                  seed: int = 0, level: float = 0.95) -> Ranking:
+                  seed: int = 0, level: float = 0.95,
+                  margin: float = DEFAULT_MARGIN) -> Ranking:
     """Fit strengths to ``table`` (questions, k, k) (see ``win_table``), bootstrap the
-    questions, and rank the versions."""
+    questions, and rank the versions; ``margin``: the preference margin, read in
+    strength units (``equivalence.strength_margin``)."""
     check_draws(n_resamples, seed)
+    margin = check_margin(margin)
     w = np.asarray(table, dtype=float)
     q, k = w.shape[0], len(names)
     if w.shape != (q, k, k):
@@ -291,9 +340,9 @@ def bradley_terry(names: Sequence[str], table: np.ndarray, *, n_resamples: int =
         else:
             diff = _interval(float(point[i] - point[j]),
                              None if boot is None else boot[:, i] - boot[:, j], q, level, reason)
-        return Gap(names[i], names[j], diff)
+        return Gap(names[i], names[j], diff, strength_margin(margin))
 
     return Ranking(list(names), est, [names[i] for i in order],
                    [gap(a, b) for a, b in zip(order, order[1:])],
                    [gap(a, b) for x, a in enumerate(order) for b in order[x + 1:]],
-                   total.tolist(), played.tolist(), q, notes, seed, n_resamples)
+                   total.tolist(), played.tolist(), q, notes, seed, n_resamples, margin)

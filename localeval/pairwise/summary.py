@@ -1,18 +1,22 @@
-"""What a set of judged pairs says: counts, the preference for NEW with its interval,
-and the judge's position and length bias.
+"""What a set of judged pairs says: counts, the preference for NEW with its interval and
+the margin's verdict, and the judge's position and length bias.
 
 The hard rate is (wins + ties/2) over the *consistent* pairs; inconsistent
 pairs are counted, never split into wins. The soft rate is the mean over
 every judged pair of the order-averaged P(new better) + P(tie)/2 (see
-``judgement``). Both intervals are ``stats``' percentile bootstrap over pairs
-(``stats.bootstrap_ci``: the draws of ``scipy.stats.bootstrap``, seeded): a
-pair, both of its orders together, is the unit resampled.
+``judgement``). Both are over the pairs the judge was asked: pairs of identical
+answers (``judgement.identical_pair``) are counted apart ("5 identical answers not
+judged"), in neither rate nor the bias figures. Counting them as ties at 0.5 made
+the interval of a judge leaning by 1e-5 on three changed answers, among five
+unchanged ones, [0.500002, 0.500037]: above 0.5, and called a preference.
 
-Pairs of identical answers (``judgement.identical_pair``) are ties in both
-rates but are left out of the bias figures, which describe the pairs the
-judge was asked. The pairwise judge check (``judge_check.run_pairwise_check``),
-when it ran, is carried with the result and said first: an unfit judge's
-preference is not evidence.
+Both intervals come from ``equivalence.preference_interval`` (the randomization
+test below 100 pairs, ``stats``' percentile bootstrap over pairs above, a pair's
+two orders together the unit), and the verdict reads the reported one against the
+margin (``equivalence.zone``: NEW preferred only when the interval leaves
+0.5 +/- margin on NEW's side, no practical difference when it lies inside).
+The pairwise judge check (``judge_check.run_pairwise_check``), when it ran, is
+carried with the result and said first: an unfit judge's preference is not evidence.
 """
 
 from __future__ import annotations
@@ -20,6 +24,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+from localeval.pairwise.equivalence import (
+    BASE,
+    BOOTSTRAP_METHOD,
+    DEFAULT_MARGIN,
+    EQUIVALENT,
+    NEW,
+    margin_text,
+    preference_interval,
+    zone,
+)
 from localeval.pairwise.judgement import (
     INCONSISTENT,
     LOSS,
@@ -28,36 +42,27 @@ from localeval.pairwise.judgement import (
     WIN,
     PairJudgement,
 )
-from localeval.stats import Interval, bootstrap_ci
+from localeval.stats import Interval
 
-__all__ = ["PairwiseResult", "summarise", "rate_interval", "HIGH_POSITION_BIAS",
-           "HIGH_LENGTH_BIAS", "METHOD"]
+__all__ = ["PairwiseResult", "summarise", "HIGH_POSITION_BIAS", "HIGH_LENGTH_BIAS", "METHOD",
+           "identical_text"]
 
 #: Above this share of pairs following the position, the judge's one-order verdicts are
 #: said not to be evidence.
 HIGH_POSITION_BIAS = 0.2
 #: Above this share of decisive pairs won by the longer answer (10 pairs or more), say so.
 HIGH_LENGTH_BIAS = 0.75
-METHOD = "percentile bootstrap over pairs"
+#: The method of 100 judged pairs and more (fewer: ``equivalence``' randomization interval).
+METHOD = BOOTSTRAP_METHOD
+
+_SAID = {NEW: ("NEW is preferred", "the interval lies above {zone}"),
+         BASE: ("BASE is preferred", "the interval lies below {zone}"),
+         EQUIVALENT: ("no practical difference", "the interval lies within {zone}")}
 
 
-def rate_interval(values: Sequence[float], *, n_resamples: int, seed: int,
-                  what: str) -> Interval:
-    """The mean of per-pair values with ``stats``' percentile bootstrap interval.
-
-    No value: no estimate, with the reason (never NaN); one value, or a constant
-    column: the value, and no interval from one pair, a zero-width one otherwise.
-    """
-    n = len(values)
-    if n == 0:
-        return Interval(None, None, None, 0, METHOD, reason=f"no {what}")
-    mean = sum(values) / n
-    if n < 2:
-        return Interval(mean, None, None, n, METHOD, reason=f"one {what[:-1]}: no interval")
-    ci = bootstrap_ci(values, n_resamples=n_resamples, seed=seed)
-    if ci is None:
-        return Interval(mean, None, None, n, METHOD, reason="no interval")
-    return Interval(mean, ci[0], ci[1], n, METHOD)
+def identical_text(n: int) -> str:
+    """"5 identical answers not judged" ("" for none)."""
+    return f"{n} identical answer{'s' if n != 1 else ''} not judged" if n else ""
 
 
 def _share(flags: Sequence[bool | None]) -> tuple[float | None, int]:
@@ -88,6 +93,8 @@ class PairwiseResult:
     judge_check: Any = None
     #: where the criterion came from ("file.toml [name]"), when not given as text
     criterion_source: str | None = None
+    #: the indifference margin: a preference within 0.5 +/- margin is none (``equivalence``)
+    margin: float = DEFAULT_MARGIN
 
     @property
     def judge_unfit(self) -> bool:
@@ -107,24 +114,42 @@ class PairwiseResult:
         return sorted(out, key=lambda p: (p.soft() if p.soft() is not None else 0.0,
                                           p.base_id))
 
+    @property
+    def verdict(self) -> str:
+        """What the interval shows against 0.5 +/- margin (``equivalence.zone``): "NEW
+        preferred", "BASE preferred", "no practical difference", "not shown" or "no
+        estimate"."""
+        return zone(self.rate, self.margin)
+
+    @property
+    def identical(self) -> int:
+        """Pairs of identical answers: counted apart, not judged, in no rate."""
+        return int(self.counts.get("identical", 0))
+
     def sentence(self) -> str:
-        """One plain sentence on the preference."""
+        """One plain sentence on the preference, its margin and the identical answers."""
         r = self.rate
-        if r.value is None:
-            return f"no preference can be given: {r.reason}"
-        what = ("the judge's order-averaged probability that NEW is better" if self.mode == "soft"
-                else "wins plus half the ties over the pairs whose two orders agreed")
-        ci = (f" [{r.low:.2f}, {r.high:.2f}]" if r.low is not None and r.high is not None
-              else f" ({r.reason})")
-        if r.low is not None and r.low > 0.5:
-            verdict = "NEW is preferred"
-        elif r.high is not None and r.high < 0.5:
-            verdict = "BASE is preferred"
-        else:
-            verdict = "no preference shown (the interval includes 0.5)"
+        same = identical_text(self.identical)
         caveat = (f" (not evidence: the pairwise judge check says {self.judge_check.verdict})"
                   if self.judge_unfit else "")
-        return f"{verdict}: {r.value:.2f}{ci} over {r.n} pairs, {what}{caveat}"
+        if r.value is None:
+            if self.pairs and self.identical == len(self.pairs):
+                return (f"nothing to judge: every answer is the same in both versions "
+                        f"({same})")
+            return f"no preference can be given: {r.reason}" + (f"; {same}" if same else "")
+        what = ("the judge's order-averaged probability that NEW is better" if self.mode == "soft"
+                else "wins plus half the ties over the pairs whose two orders agreed")
+        zone_ = margin_text(self.margin)
+        if r.low is None or r.high is None:
+            said, why = "preference not shown", str(r.reason or "no interval")
+            ci = ""
+        else:
+            said, why = _SAID.get(self.verdict, (
+                "preference not shown", "the interval neither lies within {zone} nor leaves it"))
+            ci, why = f" [{r.low:.2f}, {r.high:.2f}]", why.format(zone=zone_)
+        over = f"{r.n} judged pair{'s' if r.n != 1 else ''}"
+        return (f"{said}: {r.value:.2f}{ci} over {over}, {what}; {why}"
+                + (f"; {same}" if same else "") + caveat)
 
     def bias_notes(self) -> list[str]:
         """Sentences on the judge's position and length bias, when high."""
@@ -150,7 +175,9 @@ class PairwiseResult:
             **({"criterion_source": self.criterion_source} if self.criterion_source else {}),
             "counts": self.counts,
             "preference_new": self.rate.to_dict(), "hard": self.hard.to_dict(),
-            "soft": self.soft.to_dict(), "sentence": self.sentence(),
+            "soft": self.soft.to_dict(), "margin": self.margin, "verdict": self.verdict,
+            "judged": self.rate.n, "identical_not_judged": self.identical,
+            "sentence": self.sentence(),
             "bootstrap": {"resamples": self.n_resamples, "seed": self.seed, "unit": "pair"},
             "judge_bias": {"position_bias": self.position_bias,
                            "longer_wins_consistent": {"share": lw[0], "n": lw[1]},
@@ -163,19 +190,20 @@ class PairwiseResult:
 
 def summarise(pairs: Sequence[PairJudgement], *, n_resamples: int = 9999, seed: int = 0,
               criterion: str | None = None, notes: Sequence[str] = (),
-              judge_check: Any = None, criterion_source: str | None = None) -> PairwiseResult:
-    """The figures of ``pairs``: the arithmetic ``compare_pairwise`` and the tests share."""
+              judge_check: Any = None, criterion_source: str | None = None,
+              margin: float = DEFAULT_MARGIN) -> PairwiseResult:
+    """The figures of ``pairs``: the arithmetic ``compare_pairwise`` and the tests share.
+    ``margin``: checked by the caller (``equivalence.check_margin``)."""
     pairs = list(pairs)
     counts = {k: 0 for k in (WIN, LOSS, TIE, INCONSISTENT, UNJUDGED)}
     for p in pairs:
-        counts[p.outcome] += 1
+        if not p.identical:  # counted apart: not a tie the judge gave
+            counts[p.outcome] += 1
     counts["position_following"] = sum(p.follows_position for p in pairs)
     counts["identical"] = sum(p.identical for p in pairs)
-    judged = [p for p in pairs if p.outcome != UNJUDGED]
-    asked = [p for p in judged if not p.identical]  # the pairs the judge saw
-    hard_values = [v for v in (p.hard() for p in judged) if v is not None]
-    softs = [p.soft() for p in judged]
-    soft_values = [v for v in softs if v is not None]
+    asked = [p for p in pairs if p.outcome != UNJUDGED and not p.identical]  # judged
+    hard_values = [v for v in (p.hard() for p in asked) if v is not None]
+    soft_values = [v for v in (p.soft() for p in asked) if v is not None]
     lacking = sum(p.soft() is None for p in asked)
     mode = "soft" if asked and not lacking else "hard"
     extra = list(notes)
@@ -184,12 +212,13 @@ def summarise(pairs: Sequence[PairJudgement], *, n_resamples: int = 9999, seed: 
                      "is reported")
     if counts["identical"]:
         extra.append(f"{counts['identical']} pairs have the same answer in both versions "
-                     "(white space aside) and the same contexts: ties decided without asking "
-                     f"the judge; the bias figures count the {len(asked)} pairs asked")
-    hard = rate_interval(hard_values, n_resamples=n_resamples, seed=seed,
-                         what="consistent pairs")
-    soft = rate_interval(soft_values, n_resamples=n_resamples, seed=seed,
-                         what="pairs with verdict probabilities")
+                     "(white space aside) and the same contexts: not judged (no judge call) "
+                     "and counted apart, in neither the preference nor its interval; the "
+                     f"preference and the bias figures count the {len(asked)} pairs asked")
+    hard = preference_interval(hard_values, n_resamples=n_resamples, seed=seed,
+                               what="consistent pairs")
+    soft = preference_interval(soft_values, n_resamples=n_resamples, seed=seed,
+                               what="pairs with verdict probabilities")
     position = counts["position_following"] / len(asked) if asked else None
     consistent = [p.winner_longer() for p in asked if p.outcome in (WIN, LOSS)]
     mixed = [p.winner_longer(o) for p in asked if p.outcome == INCONSISTENT for o in (1, 2)]
@@ -201,4 +230,4 @@ def summarise(pairs: Sequence[PairJudgement], *, n_resamples: int = 9999, seed: 
                      "judge gives no usable verdict on these answers")
     return PairwiseResult(pairs, counts, hard, soft, mode, position, _share(consistent),
                           _share(mixed), extra, seed, n_resamples, criterion, judge_check,
-                          criterion_source)
+                          criterion_source, margin)

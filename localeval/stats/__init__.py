@@ -7,7 +7,9 @@ bootstrap resampler and the percentile intervals read from it.
 (scipy's quantile, to the last bit), ``randomization`` is the paired sign-flip
 test and the interval it inverts to (what ``diff`` uses for few pairs), ``rows`` computes
 correlations and kappas on every resample at once, and ``interval`` is the one interval
-value (``Interval``) and JSON shape every analysis writes and reads.
+value (``Interval``) and JSON shape every analysis writes and reads. ``mcnemar``
+is the exact McNemar test and Newcombe's interval for paired 0/1 scores, ``power``
+what a comparison could show and how many questions would show a given change.
 """
 
 from localeval.lazy import lazy_face
@@ -33,6 +35,20 @@ _WHERE = {
     "SignFlip": ".randomization",
     "min_pairs": ".randomization",
     "sign_flip": ".randomization",
+    "BINARY_METHOD": ".mcnemar",
+    "PairedBinary": ".mcnemar",
+    "changed_pairs_needed": ".mcnemar",
+    "is_binary": ".mcnemar",
+    "mcnemar_p": ".mcnemar",
+    "newcombe_interval": ".mcnemar",
+    "paired_binary": ".mcnemar",
+    "smallest_shown": ".mcnemar",
+    "POWER": ".power",
+    "binary_power": ".power",
+    "binary_questions": ".power",
+    "graded_detectable": ".power",
+    "graded_questions": ".power",
+    "interval_detectable": ".power",
 }
 
 __all__ = sorted(_WHERE)

@@ -57,6 +57,10 @@ class SignFlip:
     arrangements: int
     coverage: float
     reason: str = ""
+    #: one-sided p-values: of a mean above 0 (share of arrangements whose sum is at least
+    #: the observed one) and of a mean below 0 (at most it)
+    p_greater: float | None = None
+    p_less: float | None = None
 
 
 def min_pairs(level: float = 0.95) -> int:
@@ -123,12 +127,15 @@ def sign_flip(d: np.ndarray, *, level: float = 0.95, n_resamples: int = 9999, se
     below = 1 + int(np.count_nonzero(empty | (means <= 0)))
     above = 1 + int(np.count_nonzero(empty | (means >= 0)))
     p = min(1.0, 2 * min(below, above) / arrangements)
+    # a flipped subset with mean <= 0 gives a sum >= the observed one (module docstring)
+    p_greater, p_less = below / arrangements, above / arrangements
     k = _k(arrangements, level)
     if k < 1:
         return SignFlip(None, p, exact, arrangements, 0.0,
                         f"fewer than {min_pairs(level)} paired samples: no "
                         f"{level:.0%} interval can be shown (a paired randomization test "
-                        f"cannot reach {level:.0%} with {n} pair{'s' if n != 1 else ''})")
+                        f"cannot reach {level:.0%} with {n} pair{'s' if n != 1 else ''})",
+                        p_greater, p_less)
     lows = np.where(empty, -np.inf, means)
     highs = np.where(empty, np.inf, means)
     lo = float(np.partition(lows, k - 1)[k - 1])
@@ -136,5 +143,5 @@ def sign_flip(d: np.ndarray, *, level: float = 0.95, n_resamples: int = 9999, se
     coverage = 1 - 2 * k / arrangements
     if not (math.isfinite(lo) and math.isfinite(hi)):  # k random draws were all empty
         return SignFlip(None, p, exact, arrangements, coverage,
-                        "too few random sign vectors for an interval")
-    return SignFlip((lo, hi), p, exact, arrangements, coverage)
+                        "too few random sign vectors for an interval", p_greater, p_less)
+    return SignFlip((lo, hi), p, exact, arrangements, coverage, "", p_greater, p_less)

@@ -13,8 +13,9 @@
 - ``build_tiny_gguf``: writes a real random-weight GGUF with a real BPE
   tokenizer, so tests run the real llama.cpp path without downloading anything.
 - ``headless_dom``: a page as headless Chromium shows it (DOM and console).
-- ``assert_not_worse`` / ``assert_not_preferred_base``: ``localeval diff``'s
-  ``--fail-if-worse`` and ``--pairwise --fail-if-preferred-base`` as assertions.
+- ``assert_not_worse`` / ``assert_non_inferior`` / ``assert_not_preferred_base``:
+  ``localeval diff``'s ``--fail-if-worse``, ``--require-not-worse`` and ``--pairwise
+  --fail-if-preferred-base`` as assertions.
 - ``metric_util`` (imported as a module): small helpers for metric tests.
 
 Imports are lazy so that importing ``localeval.testing`` loads no model library.
@@ -33,6 +34,7 @@ _WHERE = {
     "assert_each": ".assertions",
     "assert_row": ".per_row",
     "assert_not_worse": ".versions",
+    "assert_non_inferior": ".versions",
     "assert_not_preferred_base": ".versions",
     "assert_scores": ".assertions",
     "build_tiny_gguf": ".tiny_gguf",

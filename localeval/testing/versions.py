@@ -7,14 +7,27 @@
                          {"faithfulness": 0.02, "context_recall": 0.0})
 
 The same rule as ``localeval diff --fail-if-worse METRIC=MARGIN``: a metric
-fails when the 95% interval of new - base lies entirely below -MARGIN, when
-it has none (fewer than 6 pairs, nothing scored), or when pairs are unscored
-on either side beyond ``allow_unscored``: never a pass on no evidence.
+fails when it is shown worse by more than MARGIN (a one-sided test at 5%, Holm
+over the metrics named when there are several), when it has fewer than 6 pairs
+or none scored, or when pairs are unscored on either side beyond
+``allow_unscored``. ``fail_if_underpowered=True`` is ``--fail-if-underpowered``
+(fail where the test could not have failed at this size),
 ``fail_if_unfit_judge=True`` is ``--fail-if-unfit-judge``.
+
+``assert_non_inferior`` is ``--require-not-worse METRIC=MARGIN``: it passes
+only when every metric is shown to lose less than its margin (pass means
+evidence of no regression)::
+
+    from localeval.testing import assert_non_inferior
+
+    def test_new_retriever_is_shown_not_worse():
+        assert_non_inferior("eval/runs/main", "eval/runs/branch", {"hit_rate@3": 0.05})
 
 ``assert_not_preferred_base`` is ``localeval diff --pairwise
 --fail-if-preferred-base``: the judge, asked in both orders, may not prefer
-the base beyond the interval, and a comparison with no interval fails::
+the base beyond the interval and the margin (``margin=``, default 0.05: the
+preference for NEW's interval over the judged pairs entirely below 0.45 fails),
+and a comparison where nothing could be judged fails::
 
     from localeval.testing import assert_not_preferred_base
 
@@ -27,12 +40,12 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-__all__ = ["assert_not_worse", "assert_not_preferred_base"]
+__all__ = ["assert_not_worse", "assert_non_inferior", "assert_not_preferred_base"]
 
 
 def assert_not_worse(base: Any, new: Any, margins: Mapping[str, float], *,
                      allow_unscored: Any = 0, fail_if_unfit_judge: bool = False,
-                     **diff_kwargs: Any) -> Any:
+                     fail_if_underpowered: bool = False, **diff_kwargs: Any) -> Any:
     """Fail (AssertionError, one line per metric) when ``new`` is worse than ``base``.
 
     ``base`` / ``new``: run folders, results files, RAGAS/deepeval exports or
@@ -46,7 +59,8 @@ def assert_not_worse(base: Any, new: Any, margins: Mapping[str, float], *,
     ``assert_scores`` takes it (a count, a share, ``"all"`` or ``True``, or a
     mapping metric -> one of these; default none). ``fail_if_unfit_judge``:
     fail when either side's judge did not pass its judge check and a judged
-    metric is compared.
+    metric is compared. ``fail_if_underpowered``: fail where a gate could not
+    have failed at this size (too few changed pairs for its one-sided test).
     """
     from localeval.report import unscored_policy
     from localeval.versions import check_margins, diff_runs, unfit_judge_failures, worse_failures
@@ -55,7 +69,7 @@ def assert_not_worse(base: Any, new: Any, margins: Mapping[str, float], *,
     margins = check_margins(margins, option)
     unscored_policy(allow_unscored)  # a bad allowance fails before any work
     d = diff_runs(base, new, **diff_kwargs)
-    failures = worse_failures(d, margins, option, allow_unscored)
+    failures = worse_failures(d, margins, option, allow_unscored, fail_if_underpowered)
     if fail_if_unfit_judge:
         failures += unfit_judge_failures(d)
     if failures:
@@ -65,22 +79,57 @@ def assert_not_worse(base: Any, new: Any, margins: Mapping[str, float], *,
     return d
 
 
+def assert_non_inferior(base: Any, new: Any, margins: Mapping[str, float], *,
+                        allow_unscored: Any = 0, fail_if_unfit_judge: bool = False,
+                        **diff_kwargs: Any) -> Any:
+    """Fail unless ``new`` is shown to lose less than each margin: ``localeval diff
+    --require-not-worse``. A one-sided test at 5% per metric, no correction (every
+    metric must be shown, so passing a metric truly worse by its margin stays at
+    most 5% likely); too few pairs to show it fails. Arguments as
+    :func:`assert_not_worse`; returns the VersionDiff."""
+    from localeval.report import unscored_policy
+    from localeval.versions import (
+        check_margins,
+        diff_runs,
+        not_worse_failures,
+        unfit_judge_failures,
+    )
+
+    option = "assert_non_inferior"
+    margins = check_margins(margins, option)
+    unscored_policy(allow_unscored)  # a bad allowance fails before any work
+    d = diff_runs(base, new, **diff_kwargs)
+    failures = not_worse_failures(d, margins, option, allow_unscored)
+    if fail_if_unfit_judge:
+        failures += unfit_judge_failures(d)
+    if failures:
+        raise AssertionError("assert_non_inferior failed (new against base):\n"
+                             + "\n".join(f"  {f}" for f in failures)
+                             + f"\n  ({d.pairing_text()})")
+    return d
+
+
 def assert_not_preferred_base(base: Any, new: Any, *, judge: Any,
-                              fail_if_unfit_judge: bool = False, **pairwise_kwargs: Any) -> Any:
+                              fail_if_unfit_judge: bool = False,
+                              fail_if_underpowered: bool = False,
+                              **pairwise_kwargs: Any) -> Any:
     """Fail (AssertionError) when the judge prefers ``base`` to ``new`` beyond the interval.
 
     The rule and the words of ``localeval diff --pairwise --fail-if-preferred-base``
-    (``pairwise.preferred_base_failure``): the 95% interval of the preference for
-    NEW lies entirely below 0.5, or there is none (nothing could be judged, or one
-    pair). ``fail_if_unfit_judge``: also fail when the pairwise judge check did not
-    say fit. ``pairwise_kwargs`` go to :func:`localeval.compare_pairwise`
-    (``base_data``, ``criterion``, ``verdicts``, ``cache``...). Returns the
-    PairwiseResult so a test can look further.
+    (``pairwise.preferred_base_gate``): the 95% interval of the preference for NEW,
+    over the judged pairs (identical answers are not judged), lies entirely below
+    0.5 - ``margin`` (a keyword of ``compare_pairwise``, default 0.05; 0 for the
+    strict rule): one-sided at 2.5%; or nothing could be judged. Fewer judged pairs
+    than an interval needs (6) could not fail: it passes, unless
+    ``fail_if_underpowered``. ``fail_if_unfit_judge``: also fail when the pairwise
+    judge check did not say fit. ``pairwise_kwargs`` go to
+    :func:`localeval.compare_pairwise` (``base_data``, ``criterion``, ``verdicts``,
+    ``margin``, ``cache``...). Returns the PairwiseResult so a test can look further.
     """
     from localeval.pairwise import compare_pairwise, preferred_base_failure, unfit_pairwise_failure
 
     r = compare_pairwise(base, new, judge=judge, **pairwise_kwargs)
-    failures = [preferred_base_failure(r),
+    failures = [preferred_base_failure(r, fail_if_underpowered=fail_if_underpowered),
                 unfit_pairwise_failure(r) if fail_if_unfit_judge else None]
     shown = [f for f in failures if f]
     if shown:

@@ -10,9 +10,12 @@ or the paired randomization test below 100 pairs) and Holm's correction;
 and counts the pairs unscored on either side; ``diff`` builds the
 :class:`VersionDiff`; ``signatures`` says whether one set-up scored both
 (only what the compared metrics use); ``fitness`` carries each side's judge
-check beside every judged verdict; ``gate`` is ``--fail-if-worse`` (its
+check beside every judged verdict; ``gate`` is ``--fail-if-worse`` and ``--require-not-worse`` (their
 margins parsed by ``metrics``' METRIC=VALUE parser, unscored pairs allowed
-by ``report``'s ``--allow-unscored`` rule) and ``--fail-if-unfit-judge``; ``tables`` (terminal, Markdown), ``view`` and
+by ``report``'s ``--allow-unscored`` rule; the one-sided tests in ``gate_tests``,
+each gate's line in ``gate_lines``) and ``--fail-if-unfit-judge``;
+``verdicts`` says what a comparison could have shown beside "not shown";
+``plan`` is ``--plan``, the questions a change needs from a pilot; ``tables`` (terminal, Markdown), ``view`` and
 ``pages`` write the files.
 """
 
@@ -35,6 +38,13 @@ _WHERE = {
     "unscored_allowance": ".gate",
     "worse_failures": ".gate",
     "write_diff": ".pages",
+    "GateResult": ".gate",
+    "gate_results": ".gate",
+    "not_worse_failures": ".gate",
+    "check_delta": ".plan",
+    "plan_table": ".plan",
+    "plan_lines": ".plan",
+    "power_facts": ".verdicts",
 }
 
 __all__ = sorted(_WHERE)

@@ -50,6 +50,7 @@ from localeval.versions.estimate import (
 )
 from localeval.versions.load import Version, load_version
 from localeval.versions.signatures import same_setup_text, signature_notes, signature_text
+from localeval.versions.verdicts import NOT_SHOWN, power_facts, power_text
 
 __all__ = ["SampleChange", "MetricDiff", "VersionDiff", "diff_runs", "lower_is_better",
            "SIGNIFICANCE", "UNCHANGED_TOL"]
@@ -159,7 +160,8 @@ class MetricDiff:
         return bad[:k] if k is not None else bad
 
     def verdict(self, est: Difference | None = None) -> str:
-        """"better", "worse", "not after correction", "no difference" or "not compared"."""
+        """"better", "worse", "not after correction", "not shown" (never "no difference":
+        see ``verdicts``) or "not compared"."""
         e = est or self.judge
         if e.ci is None or e.diff is None:
             return "not compared"
@@ -169,7 +171,7 @@ class MetricDiff:
         p = e.p_holm if e.p_holm is not None else e.p
         if raw and p is not None and p < SIGNIFICANCE:
             return "better" if sign * e.diff > 0 else "worse"
-        return "not after correction" if raw else "no difference"
+        return "not after correction" if raw else NOT_SHOWN
 
     def sentence(self, est: Difference | None = None, tested: int = 1) -> str:
         """The plain sentence: "new is better on faithfulness by 0.060 [0.020, 0.100]"."""
@@ -177,8 +179,9 @@ class MetricDiff:
         v = self.verdict(e)
         tested = e.family or tested
         name = self.metric if e.kind == "judge" else f"{self.metric} ({e.kind}, {e.n} labels)"
+        power = self.power_text(e)
         if v == "not compared":
-            return f"{name}: not compared: {e.reason}"
+            return f"{name}: not compared: {e.reason}" + (f"; {power}" if power else "")
         lo, hi = e.ci  # type: ignore[misc]  # compared: the estimate has its interval
         d = e.diff or 0.0
         sign = -1 if self.lower_is_better else 1
@@ -192,8 +195,12 @@ class MetricDiff:
         if v == "not after correction":
             return (f"{name}: new looks {word} by {span}, but not after correcting for "
                     f"{tested} metrics tested (Holm p = {e.p_holm:.3f})")
-        return (f"{name}: no difference shown: the interval {d:+.3f} "
-                f"[{lo:+.3f}, {hi:+.3f}] includes 0")
+        return (f"{name}: {NOT_SHOWN}: the interval {d:+.3f} [{lo:+.3f}, {hi:+.3f}] includes "
+                f"0" + (f"; {power}" if power else ""))
+
+    def power_text(self, e: Difference) -> str:
+        """What this comparison could have shown, and the questions the observed change needs."""
+        return power_text(e, worse_sign=1 if self.lower_is_better else -1)
 
     def to_dict(self, tested: int = 1) -> dict[str, Any]:
         return {
@@ -201,6 +208,7 @@ class MetricDiff:
             "threshold": self.threshold, "mean_base": self.mean_base, "mean_new": self.mean_new,
             "uses_judge": self.uses_judge, "judge_caveat": self.judge_caveat or None,
             "estimates": [{**e.to_dict(), "verdict": self.verdict(e),
+                           "power": power_facts(e, worse_sign=1 if self.lower_is_better else -1),
                            "sentence": self.sentence(e, tested),
                            "judge_caveat": self.judge_caveat if e.kind == "judge"
                            and self.judge_caveat else None} for e in self.estimates],
@@ -239,6 +247,9 @@ class VersionDiff:
     #: ``diff --pairwise``: its judge check (``judge_check.PairwiseCheck``), None when it
     #: did not run; the pages read it, not the dict (whose key names a run's record's too)
     pairwise_check: Any = None
+    #: the gates asked for (``gate.GateResult.to_dict``) and ``--plan``'s table (``plan``)
+    gates: list[dict[str, Any]] = field(default_factory=list)
+    plan: dict[str, Any] | None = None
 
     @property
     def judged(self) -> list[str]:
@@ -279,7 +290,8 @@ class VersionDiff:
             "multiple_comparisons": {"metrics_tested": self.tested, "correction": "Holm",
                                      "p_values": "bootstrap test (twice the smaller tail at 0); "
                                                  f"below {SMALL_SAMPLE} pairs the paired "
-                                                 "randomization (sign-flip) test"},
+                                                 "randomization (sign-flip) test; paired 0/1 "
+                                                 "scores: the exact McNemar test"},
             "bootstrap": {"resamples": self.n_resamples, "seed": self.seed, "level": 0.95},
             "small_samples": {"below_pairs": SMALL_SAMPLE, "min_pairs_for_interval": 6,
                               "method": EXACT_METHOD + " up to 20 pairs; " + RANDOM_METHOD
@@ -289,6 +301,8 @@ class VersionDiff:
             **({"labels": self.labels} if self.labels else {}),
             **({"direction_notes": self.direction_notes} if self.direction_notes else {}),
             **({"pairwise": self.pairwise} if self.pairwise is not None else {}),
+            **({"gates": self.gates} if self.gates else {}),
+            **({"plan": self.plan} if self.plan is not None else {}),
         }
 
 

@@ -24,6 +24,11 @@ Two rules, chosen by the number of pairs n (``SMALL_SAMPLE``):
   differences are symmetric, and below 6 pairs no 95% interval exists, so
   none is shown. ``caveat`` says so on every page.
 
+Paired 0/1 scores (every value 0 or 1: hit rate, exact match, tool-call
+accuracy, a pass/fail verdict) take neither: the exact McNemar test on the
+changed pairs and Newcombe's interval for paired proportions, at any number of
+pairs (``stats.mcnemar``).
+
 Either way "interval excludes 0" and "p < 0.05" agree; with several metrics
 the verdict uses Holm's correction of those p-values (:func:`holm`).
 """
@@ -35,10 +40,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from localeval.stats import Interval
+from localeval.stats import BINARY_METHOD, Interval
 
 __all__ = ["Difference", "paired_difference", "holm", "small_sample_caveat", "CI_METHOD",
-           "EXACT_METHOD", "RANDOM_METHOD", "DEFAULT_RESAMPLES", "LEVEL", "SMALL_SAMPLE"]
+           "EXACT_METHOD", "RANDOM_METHOD", "DEFAULT_RESAMPLES", "LEVEL", "SMALL_SAMPLE",
+           "BINARY_METHOD"]
 
 #: Bootstrap resamples by default (scipy.stats.bootstrap's default); also the random
 #: sign vectors of the randomization test above 20 pairs.
@@ -74,6 +80,12 @@ class Difference:
     caveat: str = ""
     family: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
+    #: the standard deviation of the per-pair changes and how many are not 0 (what
+    #: the power of the comparison rests on; None where the estimate holds no pairs)
+    spread: float | None = None
+    changed: int | None = None
+    #: every paired value was 0 or 1: the exact McNemar test and Newcombe's interval
+    binary: bool = False
 
     def interval(self) -> Interval:
         """This difference as the one interval value of the analyses (``stats.Interval``)."""
@@ -91,13 +103,24 @@ def paired_difference(base: Sequence[float], new: Sequence[float], *, kind: str 
                       n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> Difference:
     """Mean of ``new - base`` over paired samples with its 95% interval and p-value:
     the randomization test below ``SMALL_SAMPLE`` pairs, the percentile bootstrap above."""
-    from localeval.stats import bootstrap_means, percentile_interval
-
     d = np.asarray(new, dtype=float) - np.asarray(base, dtype=float)
     n = int(d.size)
     if n == 0:
         return Difference(kind, None, None, 0, reason="no sample scored in both runs")
+    est = _estimate(kind, base, new, d, n_resamples, seed)
+    est.spread = float(np.std(d, ddof=1)) if n > 1 else None
+    est.changed = int(np.count_nonzero(np.abs(d) > 1e-9))
+    return est
+
+
+def _estimate(kind: str, base: Sequence[float], new: Sequence[float], d: np.ndarray,
+              n_resamples: int, seed: int) -> Difference:
+    from localeval.stats import bootstrap_means, is_binary, percentile_interval
+
+    n = int(d.size)
     point = float(d.mean())
+    if is_binary(base, new):
+        return _binary(kind, base, new)
     if n < SMALL_SAMPLE:
         return _randomization(kind, d, point, n_resamples, seed)
     if np.all(d == d[0]):  # every resample gives the same mean: no draw needed
@@ -106,6 +129,18 @@ def paired_difference(base: Sequence[float], new: Sequence[float], *, kind: str 
     ci, _, _ = percentile_interval(boot, level=LEVEL)  # every resample mean is defined
     p = min(1.0, 2 * min(float(np.mean(boot <= 0)), float(np.mean(boot >= 0))))
     return Difference(kind, point, ci, n, p=p, caveat=_bootstrap_caveat(n))
+
+
+def _binary(kind: str, base: Sequence[float], new: Sequence[float]) -> Difference:
+    """Paired 0/1 scores: the exact McNemar test and Newcombe's interval, at any size."""
+    from localeval.stats import paired_binary
+
+    r = paired_binary(base, new, level=LEVEL)
+    return Difference(kind, r.diff, r.ci, r.n, p=r.p, method=BINARY_METHOD, binary=True,
+                      extra={"pairs_changed": {"gained": r.gained, "lost": r.lost,
+                                               "unchanged": r.both + r.neither,
+                                               "interval_reaches_0_by_the_exact_test":
+                                                   r.widened}})
 
 
 def _bootstrap_caveat(n: int) -> str:

@@ -1,19 +1,29 @@
-"""The CI gate of a version diff: fail when a metric got worse beyond a margin.
+"""The CI gates of a version diff: fail when a metric got worse, or require it shown not worse.
 
-``--fail-if-worse faithfulness=0.02`` fails (exit 1) when the 95% interval of
-the difference lies entirely on the worse side of -0.02: the new version is
-worse by more than the margin with 95% confidence. An interval that merely
-includes a loss does not fail it (no difference shown is not a regression
-shown). A metric the diff could not estimate (unscored everywhere on one
-side, no paired sample, fewer than 6 pairs: no 95% interval exists) fails,
-since nothing shows it is not worse. The interval is the diff's own: the
-randomization interval below ``estimate.SMALL_SAMPLE`` pairs, the bootstrap
-above. Margins are finite numbers >= 0 (``metrics.ValueRule``): an infinite or
-NaN margin could never fail, so it is refused (exit 2).
+``--fail-if-worse faithfulness=0.02`` fails (exit 1) when the new version is
+shown worse by more than the margin: a **one-sided** test at the 5% it states
+(``gate_tests``: the exact McNemar test for paired 0/1 scores, the sign-flip
+test below ``estimate.SMALL_SAMPLE`` pairs, the bootstrap test above). Several
+metrics gated at once are a family: any one failing fails the build, so the
+p-values are Holm-adjusted over the gated metrics (one gate: no correction),
+and the line says which. A metric with no pair scored in both fails: nothing
+shows it is not worse.
 
-The difference is taken over the pairs scored in both versions, so a pair
-unscored on either side could hide the worst answer: as the run's gates do
-with unscored samples, the gate fails when a gated metric has unscored pairs,
+A gate that **could not have failed** at this size (even with every changed
+pair worse its p would not reach 5%, after Holm where there is a family) says
+so in its line and in diff.json (``gates[].could_fail``); ``--fail-if-underpowered``
+turns that into a failure.
+
+``--require-not-worse faithfulness=0.02`` is the non-inferiority gate: it
+passes only when the one-sided test shows the loss is smaller than the margin
+(pass means evidence of no regression). No correction: the build passes only
+when every such metric is shown, so the chance of passing a metric truly worse
+by its margin stays at most 5% (an intersection-union test, Berger 1982).
+
+Margins are finite numbers >= 0 (``metrics.ValueRule``): an infinite or NaN
+margin could never fail, so it is refused (exit 2). The difference is taken
+over the pairs scored in both versions, so a pair unscored on either side could
+hide the worst answer: the gate fails when a gated metric has unscored pairs,
 unless ``--allow-unscored`` allows that many (the run's option, parsed by
 ``report.parse_allow_unscored``: ``2``, ``10%``, ``faithfulness=2``, ``all``).
 ``--fail-if-unfit-judge`` (``fitness.unfit_judge_failure``) fails when either
@@ -25,10 +35,12 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from localeval.errors import UsageError
-from localeval.versions.diff import MetricDiff, VersionDiff
+from localeval.versions.diff import VersionDiff
+from localeval.versions.gate_lines import ALPHA, GateResult, gate_result
 
 __all__ = ["parse_worse_gates", "worse_failures", "check_margins", "margin_rule", "ALL",
-           "unscored_allowance", "unfit_judge_failures"]
+           "unscored_allowance", "unfit_judge_failures", "gate_results", "GateResult",
+           "not_worse_failures", "ALPHA"]
 
 #: ``--fail-if-worse all=0.02``: the same margin for every compared metric.
 ALL = "all"
@@ -42,7 +54,8 @@ def margin_rule(option: str = "--fail-if-worse") -> Any:
                      example="faithfulness=0.02", minimum=0.0, bare="metric", default=0.0)
 
 
-def parse_worse_gates(specs: Sequence[str] | None) -> dict[str, float]:
+def parse_worse_gates(specs: Sequence[str] | None, option: str = "--fail-if-worse"
+                      ) -> dict[str, float]:
     """``["faithfulness=0.02", "rougeL"]`` -> {metric: margin} (margin 0 when not given).
 
     Each item may list several, comma-separated; a metric key keeps its
@@ -50,7 +63,7 @@ def parse_worse_gates(specs: Sequence[str] | None) -> dict[str, float]:
     """
     from localeval.metrics import parse_metric_values
 
-    pairs = parse_metric_values(specs, margin_rule(), commas=True, names=(ALL,))
+    pairs = parse_metric_values(specs, margin_rule(option), commas=True, names=(ALL,))
     return {name: margin for name, margin in pairs if name is not None}
 
 
@@ -72,25 +85,6 @@ def check_margins(margins: Mapping[str, Any], option: str = "--fail-if-worse"
                                                     "number: pass a number such as 0.02")
         out[name] = check_metric_value(value, rule, f"{name}={value!r}")
     return out
-
-
-def _failure(m: MetricDiff, margin: float, allowance: Any) -> str | None:
-    e = m.judge
-    c = m.counts()
-    gaps = f"; {m.unscored_text()}" if c["unscored"] else ""
-    judge = f"; {m.judge_caveat}" if m.judge_caveat else ""
-    if e.ci is None or e.diff is None:
-        return f"{m.metric}: cannot show it is not worse: {e.reason}{gaps}{judge}"
-    lo, hi = e.ci
-    worse_by = (-hi, -lo) if not m.lower_is_better else (lo, hi)  # loss interval, > 0 is worse
-    if worse_by[0] > margin:
-        return (f"{m.metric}: new is worse by {-e.diff if not m.lower_is_better else e.diff:.3f} "
-                f"[{worse_by[0]:.3f}, {worse_by[1]:.3f}], beyond the allowed margin "
-                f"{margin:g}" + (f" ({e.caveat})" if e.caveat else "") + gaps + judge)
-    if c["unscored"] and not allowance.allows(c["unscored"], c["pairs"]):
-        return (f"{m.metric}: not shown worse beyond the margin {margin:g} on the {e.n} pairs "
-                f"scored in both, but {m.unscored_text()}; allowed: {allowance}{judge}")
-    return None
 
 
 def unscored_allowance(value: Any, metrics: Sequence[str], option: str = "--allow-unscored"
@@ -123,14 +117,21 @@ def unfit_judge_failures(diff: VersionDiff) -> list[str]:
     return [line] if line else []
 
 
-def worse_failures(diff: VersionDiff, margins: Mapping[str, float],
-                   option: str = "--fail-if-worse", allow_unscored: Any = None) -> list[str]:
-    """One line per metric of ``margins`` that got worse beyond its margin, cannot be shown
-    not worse, or has more pairs unscored on either side than ``allow_unscored`` allows
-    (see :func:`unscored_allowance`; default none). Empty: passed."""
+def gate_results(diff: VersionDiff, margins: Mapping[str, float], *, kind: str = "worse",
+                 option: str = "--fail-if-worse", allow_unscored: Any = None,
+                 n_resamples: int | None = None, seed: int | None = None) -> list[GateResult]:
+    """Every gate of ``margins`` (``kind`` "worse": ``--fail-if-worse``; "not_worse":
+    ``--require-not-worse``), tested one-sided, Holm-adjusted over the family for
+    "worse", with whether each failed and whether it could have failed at this size.
+
+    ``allow_unscored``: see :func:`unscored_allowance` (default none). The draws of
+    the randomization and bootstrap tests are the diff's own (its seed and count).
+    """
+    from localeval.versions.estimate import holm
+
     by_name = {m.metric: m for m in diff.metrics}
     policy = unscored_allowance(allow_unscored, list(by_name),
-                                "allow_unscored" if option != "--fail-if-worse"
+                                "allow_unscored" if option.startswith("assert")
                                 else "--allow-unscored")
     todo = check_margins(margins, option)
     if ALL in todo:
@@ -140,4 +141,36 @@ def worse_failures(diff: VersionDiff, margins: Mapping[str, float],
     if unknown:
         raise UsageError(f"{option} names {', '.join(map(repr, unknown))}, not compared "
                          f"in this diff (compared: {', '.join(by_name) or 'none'})")
-    return [f for k, v in todo.items() if (f := _failure(by_name[k], v, policy.of(k)))]
+    draws = {"n_resamples": diff.n_resamples if n_resamples is None else n_resamples,
+             "seed": diff.seed if seed is None else seed}
+    from localeval.versions.gate_tests import one_sided
+
+    tests = {k: one_sided(by_name[k], v, kind == "worse", **draws) for k, v in todo.items()}
+    family = sum(1 for t in tests.values() if t is not None) if kind == "worse" else 1
+    keys = [k for k, t in tests.items() if t is not None]
+    adj = dict(zip(keys, holm([tests[k].p for k in keys]))) if family > 1 else {}  # type: ignore[union-attr]  # keys: not None
+    adj_min = dict(zip(keys, holm([tests[k].p_min for k in keys]))) if family > 1 else {}  # type: ignore[union-attr]
+    return [gate_result(by_name[k], v, kind, option, tests[k], family, adj.get(k),
+                        adj_min.get(k), policy.of(k)) for k, v in todo.items()]
+
+
+def worse_failures(diff: VersionDiff, margins: Mapping[str, float],
+                   option: str = "--fail-if-worse", allow_unscored: Any = None,
+                   fail_if_underpowered: bool = False) -> list[str]:
+    """One line per metric of ``margins`` shown worse beyond its margin (one-sided, Holm
+    over the gated metrics), that cannot be shown not worse (no pair scored in both), or
+    has more pairs unscored on either side than ``allow_unscored`` allows (see
+    :func:`unscored_allowance`; default none); with ``fail_if_underpowered`` also each
+    gate that could not have failed at this size. Empty: passed."""
+    return [r.line for r in gate_results(diff, margins, option=option,
+                                         allow_unscored=allow_unscored)
+            if r.failed or (fail_if_underpowered and not r.could_fail)]
+
+
+def not_worse_failures(diff: VersionDiff, margins: Mapping[str, float],
+                       option: str = "--require-not-worse", allow_unscored: Any = None
+                       ) -> list[str]:
+    """``--require-not-worse``: one line per metric not shown to lose less than its margin
+    (one-sided, no correction: see the module). Empty: every one shown."""
+    return [r.line for r in gate_results(diff, margins, kind="not_worse", option=option,
+                                         allow_unscored=allow_unscored) if r.failed]

@@ -46,10 +46,18 @@ def _interval(r: Mapping[str, Any]) -> str:
     return f"{r['value']:.2f} [{r['low']:.2f}, {r['high']:.2f}]"
 
 
-def _tone(r: Mapping[str, Any]) -> str:
+def _tone(r: Mapping[str, Any], margin: float) -> str:
+    """good / bad only where the interval leaves 0.5 +/- ``margin`` (a diff.json written
+    before the margin has none: 0)."""
     low, high = r.get("low"), r.get("high")
-    return "good" if low is not None and low > 0.5 else (
-        "bad" if high is not None and high < 0.5 else "plain")
+    return "good" if low is not None and low > 0.5 + margin else (
+        "bad" if high is not None and high < 0.5 - margin else "plain")
+
+
+def _gate_line(pw: Mapping[str, Any]) -> str:
+    """The --fail-if-preferred-base line diff.json holds, when it said something."""
+    gate = pw.get("gate") or {}
+    return f"gate {gate.get('status')}: {gate['line']}" if gate.get("line") else ""
 
 
 def _order(o: int, one: Mapping[str, Any]) -> dict[str, str]:
@@ -103,17 +111,21 @@ def pairwise_view(d: Any) -> dict[str, Any] | None:
     check = d.pairwise_check
     pairs = sorted(pw.get("pairs") or [], key=_rank(pw))
     rate = pw.get("preference_new") or {}
+    gate = _gate_line(pw)
     return {
         "check": None if check is None else {
             "line": check.summary_line(), "fit": check.fit, "verdict": check.verdict},
         "mode": pw.get("mode", ""), "criterion": pw.get("criterion") or "",
         "criterion_source": pw.get("criterion_source") or "",
-        "counts": dict(pw.get("counts") or {}), "rate": _interval(rate), "tone": _tone(rate),
+        "counts": dict(pw.get("counts") or {}), "rate": _interval(rate),
+        "tone": _tone(rate, float(pw.get("margin") or 0.0)),
+        "verdict": pw.get("verdict", ""), "margin": pw.get("margin"),
         "sentence": pw.get("sentence", ""),
         "position": _pct(bias.get("position_bias")),
         "longer": f"{_pct(lw.get('share'))} of {lw.get('n', 0)}",
         "longer_inconsistent": f"{_pct(lwi.get('share'))} of {lwi.get('n', 0)}",
-        "bias_notes": list(bias.get("notes") or []), "notes": list(pw.get("notes") or []),
+        "bias_notes": list(bias.get("notes") or []),
+        "notes": ([gate] if gate else []) + list(pw.get("notes") or []),
         "preferred_base": len(pw.get("preferred_base") or []),
         "pairs": [_pair(d, p, k) for k, p in enumerate(pairs[:MAX_PAIRS], 1)],
         "pairs_total": len(pairs), "pairs_more": max(0, len(pairs) - MAX_PAIRS),
@@ -139,8 +151,7 @@ def pairwise_markdown(pw: Mapping[str, Any] | None, check: Any = None) -> str:
     lines += [f"- {pw.get('mode')} verdicts, both orders: {c.get('win', 0)} NEW better / "
               f"{c.get('loss', 0)} BASE better / {c.get('tie', 0)} tie / "
               f"{c.get('inconsistent', 0)} inconsistent / {c.get('unjudged', 0)} unjudged"
-              + (f" ({c['identical']} identical answers, not asked)" if c.get("identical")
-                 else ""),
+              + (f" / {c['identical']} identical (not judged)" if c.get("identical") else ""),
               f"- preference for NEW: {_interval(pw.get('preference_new') or {})}",
               f"- {esc(pw.get('sentence', ''))}",
               f"- judge bias: the verdict followed the position in "
@@ -150,6 +161,9 @@ def pairwise_markdown(pw: Mapping[str, Any] | None, check: Any = None) -> str:
         src = f" (from {esc(pw['criterion_source'])})" if pw.get("criterion_source") else ""
         lines.append(f"- criterion{src}: {esc(pw['criterion'])}")
     lines += [f"  - ⚠ {esc(n)}" for n in bias.get("notes") or []]
+    gate = _gate_line(pw)
+    if gate:
+        lines.append(f"- {esc(gate)}")
     base = [code_span(printable(x)) for x in pw.get("preferred_base") or []]
     if base:
         more = f" … and {len(base) - MD_IDS} more (all in diff.json)" if len(base) > MD_IDS else ""

@@ -40,7 +40,10 @@ NOTATION = (
     "new, b became scored. `newly fail / pass @T`: samples that passed threshold T in base "
     "and fail it in new, and the reverse. `unscored`: pairs unscored in base or new, of all "
     "pairs, left out of the difference. In the sentences, \"better/worse by X [a, b]\" is "
-    "the size of the change and its interval, in the direction named. In the sample lists, "
+    "the size of the change and its interval, in the direction named; \"not shown\" is an "
+    "interval that includes 0 (which is not evidence that nothing changed), beside the "
+    "smallest difference the comparison could have shown (`could show ≥ X`) and the questions "
+    "that would show the observed one with 80% power. In the sample lists, "
     "`0.750 → 0.250 (-0.500)` is base's score → new's score (new − base), `—` no score; a "
     "sample is named by its id, or `base id / new id` when the runs were paired by question. "
     "⚠ marks a caveat.")
@@ -98,8 +101,14 @@ def _unscored_cell(m: MetricDiff, e: Difference) -> str:
 
 
 def verdict_text(m: MetricDiff, e: Difference) -> str:
-    """The verdict, marked "not evidence" beside a judged verdict whose judge failed."""
+    """The verdict, "not shown" with what the comparison could have shown beside it, and
+    marked "not evidence" beside a judged verdict whose judge failed."""
+    from localeval.versions.verdicts import NOT_SHOWN, power_badge
+
     v = m.verdict(e)
+    if v == NOT_SHOWN:
+        badge = power_badge(e, worse_sign=1 if m.lower_is_better else -1)
+        v += f" ({badge})" if badge else ""
     return f"{v} ⚠ not evidence" if e.kind == "judge" and m.judge_caveat else v
 
 
@@ -121,12 +130,15 @@ def method_note(d: VersionDiff) -> str:
     if any(e.method == CI_METHOD for e in judge):
         parts.append(f"from {SMALL_SAMPLE} pairs: 95% percentile paired bootstrap "
                      f"({d.n_resamples} resamples, seed {d.seed}), p = bootstrap test")
-    small = [e for e in judge if e.method != CI_METHOD]
+    small = [e for e in judge if e.method != CI_METHOD and not e.binary]
     if small:
         draws = (f"; above 20 pairs {d.n_resamples} random sign vectors, seed {d.seed}"
                  if any(e.n > 20 for e in small) else "")
         parts.append(f"below {SMALL_SAMPLE} pairs: 95% paired randomization (sign-flip) "
                      f"interval and test, exact over every sign vector up to 20 pairs{draws}")
+    if any(e.binary for e in judge):
+        parts.append("paired 0/1 scores: exact McNemar test, Newcombe's interval (method 10) "
+                     "reaching 0 where the test does not reject")
     tested = f"Holm-adjusted over {d.tested} metric{'s' if d.tested != 1 else ''}"
     return ("difference = new − base over samples scored in both; "
             + ("; ".join(parts) or "no interval") + f"; {tested}")

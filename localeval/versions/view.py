@@ -26,7 +26,7 @@ from localeval.types import Sample
 from localeval.versions.changes import sample_name, unscored_why
 from localeval.versions.diff import MetricDiff, SampleChange, VersionDiff
 from localeval.versions.pairwise_view import pairwise_view
-from localeval.versions.tables import difference_text, notes
+from localeval.versions.tables import difference_text, notes, verdict_text
 
 __all__ = ["diff_view", "answer_change", "MAX_CHANGED", "MAX_PLOTTED", "MAX_IDS"]
 
@@ -161,7 +161,7 @@ def _metric(d: VersionDiff, m: MetricDiff) -> dict[str, Any]:
                                   a_label=d.base.results.name, b_label=d.new.results.name,
                                   ids=[s.new_id for s in shown]))
     ests = [{"kind": e.kind, "judge": e.kind == "judge", "n": e.n, "text": difference_text(e),
-             "verdict": m.verdict(e),
+             "verdict": verdict_text(m, e).replace(" ⚠ not evidence", ""),
              "tone": {"better": "good", "worse": "bad"}.get(m.verdict(e), "plain"),
              "sentence": m.sentence(e, d.tested),
              "p": "—" if e.p is None else f"{e.p:.3f}",

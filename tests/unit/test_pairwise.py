@@ -68,31 +68,33 @@ def test_always_a_is_inconsistent_never_a_win():
 
 
 def test_soft_verdicts_average_the_two_orders():
-    """P(A) pulled up by 0.2 in both orders cancels: the pair's preference is its true 0.7."""
+    """P(A) pulled up by 0.2 in both orders cancels: the pair's preference is its true 0.7.
+    (Six pairs: the fewest with a 95% randomization interval.)"""
     def biased(request):
         new_is_a = request.inputs["answer_a"].startswith("good")
         p_new = 0.7 + (0.2 if new_is_a else -0.2)
         pa = p_new if new_is_a else 1 - p_new
         return ScriptedReply({"reason": "r", "verdict": "A" if pa >= 0.5 else "B"},
                              [{"A": pa, "B": 1 - pa, "tie": 0.0}])
-    base, new = versions(5)
+    base, new = versions(6)
     r = unchecked(base, new, judge=ScriptedJudge({"pairwise_preference": biased}),
                          verdicts="soft", n_resamples=999)
     assert r.mode == "soft" and r.soft.value == pytest.approx(0.7)
     assert r.soft.low == pytest.approx(0.7) and r.soft.high == pytest.approx(0.7)
     one_order = [p.soft(orders=(1,)) for p in r.pairs]  # base as A only
-    assert one_order == pytest.approx([0.5] * 5)  # 0.2 below the truth
+    assert one_order == pytest.approx([0.5] * 6)  # 0.2 below the truth
 
 
 def test_all_ties_one_pair_and_no_common_samples():
-    base, new = versions(4)
+    base, new = versions(6)
     tie = ScriptedJudge({"pairwise_preference": {"reason": "same", "verdict": "tie"}})
     r = unchecked(base, new, judge=tie, verdicts="hard", n_resamples=999)
-    assert r.counts["tie"] == 4 and r.hard.value == 0.5 and r.hard.ci == (0.5, 0.5)
-    assert "no preference shown" in r.sentence()
+    assert r.counts["tie"] == 6 and r.hard.value == 0.5 and r.hard.ci == (0.5, 0.5)
+    assert r.sentence().startswith("no practical difference: 0.50 [0.50, 0.50]")
     one = unchecked(base[:1], new[:1], judge=ScriptedJudge(
         {"pairwise_preference": truthful}), verdicts="hard", n_resamples=999)
-    assert one.hard.value == 1.0 and one.hard.ci is None and "no interval" in one.hard.reason
+    assert one.hard.value == 1.0 and one.hard.ci is None
+    assert "no 95% interval from 1 consistent pair" in one.hard.reason
     json.dumps(one.to_dict(), allow_nan=False)
     other = [Sample(id=f"x{i}", question=f"other {i}?", answer="a") for i in range(3)]
     with pytest.raises(DataError, match="no question of"):
@@ -227,4 +229,6 @@ def test_diff_pairwise_on_the_command_line(tmp_path, capsys):
     pw = doc["pairwise"]
     assert pw["counts"]["win"] == 4 and pw["preferred_base"] == ["q4", "q5"]
     assert pw["preference_new"]["value"] == pytest.approx(4 / 6)
-    assert pw["preference_new"]["method"] == "percentile bootstrap over pairs"
+    # six judged pairs: the exact randomization interval (the bootstrap from 100 pairs)
+    assert pw["preference_new"]["method"].startswith("exact randomization (sign-flip) test")
+    assert pw["verdict"] == "not shown" and pw["margin"] == 0.05

@@ -60,24 +60,28 @@ def test_identical_answers_are_ties_without_a_judge_call():
     r = unchecked(base, new, judge=judge, verdicts="hard", n_resamples=999)
     # pairs 0 and 1 are not asked; pair 2 has the same answer on other contexts: asked
     assert len(judge.calls("pairwise_preference")) == 2 * 3
-    assert r.counts["identical"] == 2 and r.counts["tie"] == 2
+    # identical answers are counted apart: not ties the judge gave
+    assert r.counts["identical"] == 2 and r.counts["tie"] == 0
     assert r.counts["inconsistent"] == 3 and r.counts["position_following"] == 3
     # the bias figure counts the 3 pairs asked: 100%, not 3 of 5
     assert r.position_bias == 1.0
-    assert r.hard.value == 0.5 and r.hard.n == 2
+    # the preference is over the judged pairs: the 3 asked are inconsistent, none is left
+    assert r.hard.value is None and r.hard.n == 0
     assert any("2 pairs have the same answer" in n and "3 pairs asked" in n for n in r.notes)
+    assert r.sentence().endswith("; 2 identical answers not judged")
     d = r.to_dict()
     assert d["pairs"][0]["identical"] is True and d["pairs"][0]["new_preference"] == 0.5
     assert "identical" not in d["pairs"][2]
 
 
-def test_every_pair_identical_is_half_without_any_call():
+def test_every_pair_identical_is_nothing_to_judge_without_any_call():
     base, _ = versions(4)
     judge = ScriptedJudge(ALWAYS_A)
     r = unchecked(base, list(base), judge=judge, n_resamples=999)
     assert judge.calls("pairwise_preference") == [] and r.counts["identical"] == 4
-    assert r.rate.value == 0.5 and r.position_bias is None
-    assert "no preference shown" in r.sentence()
+    assert r.rate.value is None and r.position_bias is None
+    assert r.sentence() == ("nothing to judge: every answer is the same in both versions "
+                            "(4 identical answers not judged)")
 
 
 # -- soft verdicts without probabilities ----------------------------------------------------
@@ -254,7 +258,8 @@ def test_fail_if_preferred_base_on_the_command_line(tmp_path, capsys):
                     "--fail-if-preferred-base", new_better=set(), pairs=8) == 1
     err = capsys.readouterr().err
     assert ("gate failed: pairwise: BASE is preferred: the preference for NEW 0.00 "
-            "[0.00, 0.00] lies entirely below 0.5 (8 pairs, soft verdicts)") in err
+            "[0.00, 0.00] lies entirely below 0.45 (0.5 - margin 0.05; 8 judged pairs, soft "
+            "verdicts)") in err
     assert run_diff(tmp_path, truth, "--pairwise", "--no-judge-check",
                     "--fail-if-preferred-base", new_better={0, 1, 2, 3}, pairs=8) == 0
     # another verdict mode into the same -o: replacing that diff needs --overwrite
@@ -269,15 +274,22 @@ def test_fail_if_preferred_base_on_the_command_line(tmp_path, capsys):
 def test_assert_not_preferred_base_uses_the_same_words():
     base, new = versions(8, new_better=set())
     with pytest.raises(AssertionError, match=r"pairwise: BASE is preferred: the preference for "
-                       r"NEW 0\.00 \[0\.00, 0\.00\] lies entirely below 0\.5"):
+                       r"NEW 0\.00 \[0\.00, 0\.00\] lies entirely below 0\.45"):
         assert_not_preferred_base(base, new, judge=ScriptedJudge(
             {"pairwise_preference": truthful}), judge_check=False, n_resamples=999)
     with pytest.raises(AssertionError, match="nothing could be judged"):
         assert_not_preferred_base(base, new, judge=ScriptedJudge(ALWAYS_A), verdicts="hard",
                                   judge_check=False, n_resamples=999)
-    with pytest.raises(AssertionError, match="has no interval"):
+    # one judged pair has no interval: the gate could not have failed; it says so and
+    # passes, unless asked to fail then
+    one = assert_not_preferred_base(base[:1], new[:1], judge=ScriptedJudge(
+        {"pairwise_preference": truthful}), judge_check=False, n_resamples=999)
+    assert one.rate.ci is None
+    with pytest.raises(AssertionError, match="could not have failed at this size.*has no "
+                       "interval"):
         assert_not_preferred_base(base[:1], new[:1], judge=ScriptedJudge(
-            {"pairwise_preference": truthful}), judge_check=False, n_resamples=999)
+            {"pairwise_preference": truthful}), judge_check=False, n_resamples=999,
+            fail_if_underpowered=True)
     better = versions(8, new_better={0, 1, 2, 3, 4})
     r = assert_not_preferred_base(*better, judge=ScriptedJudge(
         {"pairwise_preference": truthful}), judge_check=False, n_resamples=999)

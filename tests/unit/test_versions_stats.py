@@ -69,4 +69,7 @@ def test_simulated_coverage_and_gate_false_alarms():
         d0 = diff_runs(b0, n0, n_resamples=1000, seed=int(rng.integers(1 << 31)))
         false_alarms += bool(worse_failures(d0, {"m": 0.0}))
     assert 0.93 <= covered / trials <= 0.97, covered / trials
-    assert false_alarms / trials < 0.05, false_alarms / trials
+    # the gate is one-sided at 5% (it was the two-sided interval's 2.5%): at most 5%,
+    # within three standard errors of a 5% rate over these trials
+    assert false_alarms / trials < 0.05 + 3 * (0.05 * 0.95 / trials) ** 0.5, \
+        false_alarms / trials
