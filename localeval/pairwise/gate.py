@@ -7,12 +7,13 @@ lies entirely below 0.5 - margin (the margin of ``--pairwise-margin`` /
 the margin and not 0.5: the gate and the printed verdict then never disagree (an
 interval such as [0.40, 0.48] reads "not shown" and passes, instead of a line
 saying one thing and an exit code another), and a preference inside the margin is
-by the user's own definition no difference. Its false alarms stay within the
-stated level either way: the gate reads the upper end of a two-sided 95%
-interval, a one-sided test at 2.5%, and with no preference (the versions
-exchangeable, so the per-pair preferences symmetric about 0.5) the randomization
-interval below 100 judged pairs is exact at every size; with the margin the gate
-fails less often still. Measured: tests/unit/test_pairwise_equivalence_sim.py and
+by the user's own definition no difference. So it tests one-sided at 2.5%, not
+at the 5% of ``--fail-if-worse``: it reads the upper end of the verdict's
+two-sided 95% interval, and its line and diff.json (``level``, ``sided``,
+``correction``) say so. Its false alarms stay within that level: with no
+preference (the versions exchangeable, so the per-pair preferences symmetric
+about 0.5) the randomization interval below 100 judged pairs is exact at every
+size; with the margin the gate fails less often still. Measured: tests/unit/test_pairwise_equivalence_sim.py and
 docs/comparing-versions.md. One gate, so no multiple-comparison rule.
 
 What the gate does not judge:
@@ -47,9 +48,24 @@ __all__ = ["preferred_base_failure", "preferred_base_gate", "unfit_pairwise_fail
 FAILED, PASSED, COULD_NOT_FAIL, NOTHING = "failed", "passed", "could not fail", "nothing to judge"
 
 
+#: The gate's level, one-sided: the upper end of the verdict's two-sided 95% interval
+#: (``--fail-if-worse`` tests one-sided at 5%; this gate agrees with its printed verdict).
+LEVEL = 0.025
+SIDED = "one-sided"
+CORRECTION = "one gate: no correction"
+
+
 def _rule(margin: float) -> str:
     return (f"fails when the 95% interval of the preference for NEW lies entirely below "
-            f"{0.5 - margin:.2f} (0.5 - margin {margin:.2g}): one-sided, at the 2.5% level")
+            f"{0.5 - margin:.2f} (0.5 - margin {margin:.2g}): one-sided, at the 2.5% level "
+            "(the level of the printed verdict's 'BASE is preferred'); "
+            f"{CORRECTION}")
+
+
+def _stated(margin: float) -> str:
+    """The level and sidedness every line of the gate ends with."""
+    return (f"gate: {SIDED}, {LEVEL:.1%}: the 95% interval lies below {0.5 - margin:.2f}; "
+            f"{CORRECTION}")
 
 
 def preferred_base_gate(r: PairwiseResult, *, fail_if_underpowered: bool = False
@@ -85,8 +101,11 @@ def preferred_base_gate(r: PairwiseResult, *, fail_if_underpowered: bool = False
         line = (f"pairwise: BASE is not shown preferred: the preference for NEW "
                 f"{rate.value:.2f} [{rate.low:.2f}, {rate.high:.2f}] does not lie entirely "
                 f"below {0.5 - m:.2f} (0.5 - margin {m:.2g}; {rate.n} judged pairs)")
+    if status != NOTHING:
+        line += f" [{_stated(m)}]"
     return {"gate": "fail-if-preferred-base", "status": status, "line": line,
-            "margin": m, "rule": _rule(m)}
+            "margin": m, "level": LEVEL, "sided": SIDED, "correction": CORRECTION,
+            "rule": _rule(m)}
 
 
 def preferred_base_failure(r: PairwiseResult, *, fail_if_underpowered: bool = False

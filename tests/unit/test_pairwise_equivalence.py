@@ -208,6 +208,10 @@ def test_diff_pairwise_margin_and_the_gate_on_the_command_line(tmp_path, capsys)
     pw = json.loads((tmp_path / "out" / "diff.json").read_text(encoding="utf-8"))["pairwise"]
     assert pw["gate"]["status"] == "could not fail" and pw["margin"] == 0.05
     assert "one-sided, at the 2.5% level" in pw["gate"]["rule"]
+    # the level and sidedness it uses, stated in the JSON and at the end of its line
+    assert (pw["gate"]["level"], pw["gate"]["sided"]) == (0.025, "one-sided")
+    assert pw["gate"]["line"].endswith("[gate: one-sided, 2.5%: the 95% interval lies below "
+                                       "0.45; one gate: no correction]")
     md = (tmp_path / "out" / "diff.md").read_text(encoding="utf-8")
     assert "gate could not fail: pairwise: the gate could not have failed" in md
     # 6 of 12 NEW-preferred (hard): 0.50 [0.17, 0.83]: not shown at the default margin,

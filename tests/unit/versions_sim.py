@@ -2,21 +2,31 @@
 
 Each trial draws n paired differences from a distribution whose mean is known,
 and asks whether the diff's 95% interval holds that mean (coverage) and, when
-the mean is 0, whether the gate (margin 0, higher is better) fails (a false
-failure). Vectorised over trials so that thousands run in seconds:
+the mean is 0, whether the gate ``--fail-if-worse METRIC`` (margin 0, one gate,
+higher is better) fails (a false failure). The gate is the one-sided test of
+``localeval.versions.gate_tests`` at 5% (no correction: one gate), read from
+the same counts as the interval. Vectorised over trials so that thousands run
+in seconds:
 
 - up to 20 pairs (exact randomization): the interval holds ``t`` exactly when
   the sign-flip test at ``t`` rejects on neither side (the two are one count,
   ``localeval.stats.randomization``), so each trial counts the subsets whose sum
   of ``d - t`` is <= 0 and >= 0, meet-in-the-middle (two halves of 2^(n/2) sums);
+  the gate's one-sided p (``sign_flip``'s ``p_greater`` of the losses) is the
+  lower count at 0 over 2^n, so it tests below 6 pairs too, where no interval is;
 - 21 to 99 pairs: the same counts over the diff's own random sign vectors
-  (``default_rng(seed)``, drawn as ``sign_flip`` draws them);
+  (``default_rng(seed)``, drawn as ``sign_flip`` draws them), over B + 1;
 - from 100 pairs: the diff's own bootstrap (``stats.bootstrap_means``, the same
-  indices for every trial, as the diff draws them for one seed).
+  indices for every trial, as the diff draws them for one seed); the gate fails
+  when fewer than 5% of the resampled means are at or above 0.
+
+Paired 0/1 scores take the exact McNemar test instead, simulated in
+``tests/unit/verdicts_sim.py``; the -1/0/+1 changes here are a judge's verdicts
+as the randomization test sees them (on equal magnitudes it is the sign test).
 
 tests/unit/test_versions_small_samples.py checks the counts against
-``paired_difference`` itself, then the rates. Run this file to print the table
-in docs/comparing-versions.md:
+``paired_difference`` and ``sign_flip`` themselves, then the rates. Run this
+file to print the table in docs/comparing-versions.md:
 
     HF_HUB_OFFLINE=1 .venv/bin/python tests/unit/versions_sim.py --trials 10000
 """
@@ -71,6 +81,8 @@ DISTRIBUTIONS: dict[str, tuple[Draw, float]] = {
     "graded scores 0-1 by 0.25": (_quarters, float(SHIFTED_NEW @ np.array(GRID)) - 0.5),
 }
 SIZES = (2, 3, 5, 6, 8, 10, 15, 20, 30, 50, 200)
+#: the gate's one-sided level (``localeval.versions.verdicts.ALPHA``)
+ALPHA = 0.05
 
 
 def _subset_sums(x: np.ndarray) -> np.ndarray:
@@ -123,26 +135,39 @@ def tail_counts(d: np.ndarray, t: float, *, n_resamples: int = 9999, seed: int =
     return le, ge, _k(n_resamples + 1)
 
 
+def arrangements(n: int, n_resamples: int = 9999) -> int:
+    """What ``tail_counts`` counts over: 2^n up to 20 pairs, else B + 1."""
+    return 2 ** n if n <= 20 else n_resamples + 1
+
+
+def gate_p(d: np.ndarray, *, n_resamples: int = 9999, seed: int = 0) -> np.ndarray:
+    """Per trial (below 100 pairs), the gate's one-sided p that new is worse (margin 0):
+    the share of arrangements whose sum is at most the observed one."""
+    _, ge0, _ = tail_counts(d, 0.0, n_resamples=n_resamples, seed=seed)
+    return ge0 / arrangements(d.shape[1], n_resamples)
+
+
 def rates(d: np.ndarray, truth: float, *, n_resamples: int = 9999, seed: int = 0
           ) -> tuple[float | None, float, float]:
     """(coverage of ``truth`` or None when no interval is shown, gate failure rate,
-    standard error of a 2.5% rate) over the trials (rows) of ``d``."""
+    standard error of a 5% rate) over the trials (rows) of ``d``."""
     trials, n = d.shape
+    se = math.sqrt(ALPHA * (1 - ALPHA) / trials)
     if n >= 100:
         from localeval.stats import bootstrap_means, percentile_interval
 
         boot = bootstrap_means(d, n_resamples=n_resamples, seed=seed)
         ci = np.array([percentile_interval(row)[0] for row in boot])
         covered = (ci[:, 0] <= truth) & (truth <= ci[:, 1])
-        fails = ci[:, 1] < 0
-    else:
-        le, ge, k = tail_counts(d, truth, n_resamples=n_resamples, seed=seed)
-        if k < 1:  # no interval: the gate fails every time, by design
-            return None, 1.0, 0.0
-        covered = (le > k) & (ge > k)
-        le0, ge0, _ = tail_counts(d, 0.0, n_resamples=n_resamples, seed=seed)
-        fails = ge0 <= k  # the interval lies entirely below 0
-    return float(covered.mean()), float(fails.mean()), math.sqrt(0.025 * 0.975 / trials)
+        # gate_tests: the share of resampled mean losses (-mean change) at or below 0
+        fails = np.mean(boot >= 0, axis=1) < ALPHA
+        return float(covered.mean()), float(fails.mean()), se
+    fails = gate_p(d, n_resamples=n_resamples, seed=seed) < ALPHA
+    le, ge, k = tail_counts(d, truth, n_resamples=n_resamples, seed=seed)
+    if k < 1:  # no interval below 6 pairs; the one-sided gate still tests
+        return None, float(fails.mean()), se
+    covered = (le > k) & (ge > k)
+    return float(covered.mean()), float(fails.mean()), se
 
 
 def simulate(trials: int, sizes: tuple[int, ...] = SIZES, seed: int = 20240611,
@@ -163,7 +188,8 @@ def simulate(trials: int, sizes: tuple[int, ...] = SIZES, seed: int = 20240611,
 
 
 def table(rows: list[dict]) -> str:
-    """Markdown: coverage at truth 0 / shifted, and the gate's false failures at truth 0."""
+    """Markdown: coverage at truth 0 / shifted, and the gate's false failures at truth 0
+    (below 6 pairs, no interval: the gate's alone)."""
     names = list(dict.fromkeys(r["distribution"] for r in rows))
     sizes = sorted({r["n"] for r in rows})
     head = "| differences | " + " | ".join(f"n={n}" for n in sizes) + " |"
@@ -174,7 +200,7 @@ def table(rows: list[dict]) -> str:
             z, s = (next(r for r in rows if r["distribution"] == name and r["n"] == n
                          and (r["truth"] == 0) == zero) for zero in (True, False))
             if z["coverage"] is None:
-                cells.append("no interval")
+                cells.append(f"no interval / {100 * z['gate_failures']:.1f}")
             else:
                 cells.append(f"{100 * z['coverage']:.1f} / {100 * s['coverage']:.1f} / "
                              f"{100 * z['gate_failures']:.1f}")
