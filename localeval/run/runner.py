@@ -223,12 +223,16 @@ def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes
     texts = [t for s in ds for t in (s.question, s.answer, s.reference) if t]
     if need_embed:  # the one choice (``wiring.choose_embedder``): multilingual for ja/zh data
 
+        asked: list[Any] = []
+
         def load(chosen: Any) -> Any:
+            asked.append(chosen)  # the spec chosen: the workers load the same one
             with loading_stage(f"loading embedder {model_label(chosen, 'all-MiniLM-L6-v2')}",
                                progress if chosen is not False else False):
                 return build_embedder(chosen, store, device)
 
         the_embedder, said = choose_embedder(embedder, texts, load)
+        embedder = asked[-1] if asked else embedder
         notes.extend(said)
     if rule is not None:
         rule.check_models(the_judge, the_embedder, pooled=pooled)
