@@ -102,14 +102,12 @@ def _model_token(prefix: str, name_key: str, fp_key: str) -> Callable[[Signature
                       f"{_short(getattr(s, fp_key))}")
 
 
-def _dataset_value(ident: Identity) -> str | None:
-    h = ident.signature.dataset_hash
-    return f"{h[:12]} ({ident.signature.dataset_rows} rows)" if h else None
-
-
-def _testset_value(ident: Identity) -> str | None:
-    h = ident.signature.testset_hash
-    return f"{h[:12]} ({ident.signature.dataset_rows} rows)" if h else None
+def _data_value(key: str) -> Callable[[Identity], str | None]:
+    """A data hash as shown and compared: ``HASH12 (N rows)``, None when not recorded."""
+    def value(ident: Identity) -> str | None:
+        h = getattr(ident.signature, key)
+        return f"{h[:12]} ({ident.signature.dataset_rows} rows)" if h else None
+    return value
 
 
 def _subset_token(s: SignatureEntry) -> str | None:
@@ -150,11 +148,12 @@ PARTS: tuple[IdentityPart, ...] = (
                  token=lambda s: f"repeats:{s.repeats}" if s.repeats != 1 else None),
     # the data: the folder compares all rows (answers too); diff and history compare the
     # test set (two versions of a pipeline answer the same questions differently)
-    IdentityPart("dataset", ("dataset_hash",), setup=False, blame="data", value=_dataset_value,
+    IdentityPart("dataset", ("dataset_hash",), setup=False, blame="data",
+                 value=_data_value("dataset_hash"),
                  token=lambda s: (f"data:{_short(s.dataset_hash)}|rows:{s.dataset_rows}"
                                   if s.dataset_hash else None)),
     IdentityPart("test sets", ("testset_hash",), folder=False, blame="data", plural=True,
-                 value=_testset_value),
+                 value=_data_value("testset_hash")),
     # a --limit trial and the run of all rows are one run growing, in one folder
     IdentityPart("subset", ("subset",), folder=False, setup=False, token=_subset_token),
     IdentityPart("localeval", ("localeval",), setup=False, token=lambda s: f"v:{s.localeval}"),

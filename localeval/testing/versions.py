@@ -8,10 +8,10 @@
 
 The same rule as ``localeval diff --fail-if-worse METRIC=MARGIN``: a metric
 fails when it is shown worse by more than MARGIN (a one-sided test at 5%, Holm
-over the metrics named when there are several), when it has fewer than 6 pairs
-or none scored, or when pairs are unscored on either side beyond
-``allow_unscored``. ``fail_if_underpowered=True`` is ``--fail-if-underpowered``
-(fail where the test could not have failed at this size),
+over the metrics named when there are several), when it has no pair scored on
+both sides, or when pairs are unscored on either side beyond ``allow_unscored``.
+``fail_if_underpowered=True`` is ``--fail-if-underpowered`` (fail where the
+test could not have failed at this size),
 ``fail_if_unfit_judge=True`` is ``--fail-if-unfit-judge``.
 
 ``assert_non_inferior`` is ``--require-not-worse METRIC=MARGIN``: it passes
@@ -38,7 +38,7 @@ and a comparison where nothing could be judged fails::
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 __all__ = ["assert_not_worse", "assert_non_inferior", "assert_not_preferred_base"]
 
@@ -62,21 +62,12 @@ def assert_not_worse(base: Any, new: Any, margins: Mapping[str, float], *,
     metric is compared. ``fail_if_underpowered``: fail where a gate could not
     have failed at this size (too few changed pairs for its one-sided test).
     """
-    from localeval.report import unscored_policy
-    from localeval.versions import check_margins, diff_runs, unfit_judge_failures, worse_failures
+    from localeval.versions import worse_failures
 
-    option = "assert_not_worse"
-    margins = check_margins(margins, option)
-    unscored_policy(allow_unscored)  # a bad allowance fails before any work
-    d = diff_runs(base, new, **diff_kwargs)
-    failures = worse_failures(d, margins, option, allow_unscored, fail_if_underpowered)
-    if fail_if_unfit_judge:
-        failures += unfit_judge_failures(d)
-    if failures:
-        raise AssertionError("assert_not_worse failed (new against base):\n"
-                             + "\n".join(f"  {f}" for f in failures)
-                             + f"\n  ({d.pairing_text()})")
-    return d
+    return _diff_gate("assert_not_worse", base, new, margins, allow_unscored,
+                      fail_if_unfit_judge, diff_kwargs,
+                      lambda d, m, option, allow: worse_failures(d, m, option, allow,
+                                                                 fail_if_underpowered))
 
 
 def assert_non_inferior(base: Any, new: Any, margins: Mapping[str, float], *,
@@ -87,23 +78,28 @@ def assert_non_inferior(base: Any, new: Any, margins: Mapping[str, float], *,
     metric must be shown, so passing a metric truly worse by its margin stays at
     most 5% likely); too few pairs to show it fails. Arguments as
     :func:`assert_not_worse`; returns the VersionDiff."""
-    from localeval.report import unscored_policy
-    from localeval.versions import (
-        check_margins,
-        diff_runs,
-        not_worse_failures,
-        unfit_judge_failures,
-    )
+    from localeval.versions import not_worse_failures
 
-    option = "assert_non_inferior"
-    margins = check_margins(margins, option)
+    return _diff_gate("assert_non_inferior", base, new, margins, allow_unscored,
+                      fail_if_unfit_judge, diff_kwargs, not_worse_failures)
+
+
+def _diff_gate(option: str, base: Any, new: Any, margins: Mapping[str, float],
+               allow_unscored: Any, fail_if_unfit_judge: bool, diff_kwargs: Mapping[str, Any],
+               failures_of: Callable[[Any, Any, str, Any], list[str]]) -> Any:
+    """The two metric gates' common course: margins and allowance checked before any
+    work, the diff, ``failures_of``'s lines (and the unfit judge's), one AssertionError."""
+    from localeval.report import unscored_policy
+    from localeval.versions import check_margins, diff_runs, unfit_judge_failures
+
+    checked = check_margins(margins, option)
     unscored_policy(allow_unscored)  # a bad allowance fails before any work
     d = diff_runs(base, new, **diff_kwargs)
-    failures = not_worse_failures(d, margins, option, allow_unscored)
+    failures = failures_of(d, checked, option, allow_unscored)
     if fail_if_unfit_judge:
         failures += unfit_judge_failures(d)
     if failures:
-        raise AssertionError("assert_non_inferior failed (new against base):\n"
+        raise AssertionError(f"{option} failed (new against base):\n"
                              + "\n".join(f"  {f}" for f in failures)
                              + f"\n  ({d.pairing_text()})")
     return d
