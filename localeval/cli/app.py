@@ -61,7 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"localeval {_version()}")
     p.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     # the flat list argparse would print is hidden: the epilog lists the verbs by task
-    sub = Verbs(p.add_subparsers(dest="command", metavar="COMMAND", help=argparse.SUPPRESS))
+    sub = Verbs(p.add_subparsers(dest="command", metavar="COMMAND", help=argparse.SUPPRESS,
+                                   prog=p.prog))
     # the order the verbs are added (their order within a task is verb_groups.TASKS')
     for add in (add_run_parser, add_answer_parser, add_generate_parser, add_metrics_parser,
                 add_retrieval_parser, add_diff_parser, add_rank_parser, add_runs_parser,
