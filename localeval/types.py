@@ -59,7 +59,8 @@ class Sample:
 
 
 #: The fields of a conversation a metric may require (``MultiTurnSample``).
-MULTI_TURN_FIELDS = ("messages", "reference_tool_calls", "reference_topics")
+MULTI_TURN_FIELDS = ("messages", "reference_tool_calls", "reference_topics", "tools",
+                     "possible_answers", "reference_trajectory")
 #: Message roles: the user, the assistant (which may call tools), a tool's result, and the
 #: system prompt (kept and shown; no metric scores it).
 ROLES = ("system", "user", "assistant", "tool")
@@ -116,6 +117,12 @@ class MultiTurnSample(Sample):
     messages: list[Message] = field(default_factory=list)
     reference_tool_calls: list[ToolCall] | None = None
     reference_topics: list[str] | None = None
+    #: The tool definitions offered, the expected calls with their accepted values (flat, or
+    #: one list per user message) and the expected steps, as the data wrote them (JSON);
+    #: ``localeval.toolcheck`` reads them (docs/conversations-and-agents.md).
+    tools: list[Any] | None = None
+    possible_answers: list[Any] | None = None
+    reference_trajectory: list[Any] | None = None
 
     def tool_calls(self) -> list[ToolCall]:
         """Every tool call the assistant made, in the order of the conversation."""
@@ -129,6 +136,9 @@ class MultiTurnSample(Sample):
             d["reference_tool_calls"] = [c.to_dict() for c in self.reference_tool_calls]
         if self.reference_topics is not None:
             d["reference_topics"] = list(self.reference_topics)
+        for f in ("tools", "possible_answers", "reference_trajectory"):
+            if getattr(self, f) is not None:
+                d[f] = getattr(self, f)
         if self.metadata:
             d["metadata"] = self.metadata
         return d

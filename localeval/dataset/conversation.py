@@ -10,7 +10,9 @@ Two shapes are read, message by message, so a file may mix them:
   ``[{"id": ..., "type": "function", "function": {"name": ..., "arguments": "<JSON
   text>"}}]`` and a tool message's ``tool_call_id`` names the call it answers.
 
-``reference``, ``reference_tool_calls`` (either call shape) and ``reference_topics``
+``reference``, ``reference_tool_calls`` (either call shape), ``reference_topics`` and
+the tool-checking fields (``tools``, ``possible_answers``, ``reference_trajectory``, read
+by ``tool_fields``; the tools may also come from ``<data>.tools.json`` beside the file)
 are read beside them; other columns become metadata, as for single-turn rows. A
 record is a conversation when its ``messages`` or ``user_input`` is a list
 (``is_conversation``); ``loading`` reads a source as conversations when its first
@@ -41,6 +43,7 @@ from localeval.dataset.samples import (
     unnumpy,
     unused_columns,
 )
+from localeval.dataset.tool_fields import TOOL_FIELDS, read_tool_field, tools_beside
 from localeval.errors import DataError, printable
 from localeval.types import MULTI_TURN_FIELDS, SAMPLE_FIELDS, Message, MultiTurnSample, ToolCall
 
@@ -107,6 +110,12 @@ def conversations_from_rows(rows: Iterable[tuple[int, Mapping[str, Any]]], sourc
         samples.append(s)
     if not samples:
         raise DataError("no samples: the data is empty", file=source)
+    beside = tools_beside(source) if any(s.tools is None for s in samples) else None
+    if beside is not None:  # <data>.tools.json: the tools of every row without its own
+        for s in samples:
+            if s.tools is None:
+                s.tools = beside[1]
+        present.add("tools")
     unused_columns(cmap, columns, source)
     return Dataset(samples, source, present, names, row_word)
 
@@ -176,6 +185,13 @@ def _sample(n: int, rec: Mapping[str, Any], cmap: Mapping[str, str], ordinal: in
         if not isinstance(v, list) or not all(isinstance(t, str) for t in v):
             raise _bad(col, "expected a list of topics (strings), e.g. [\"billing\", \"refunds\"]")
         sample.reference_topics = list(v)
+    for f in TOOL_FIELDS:  # tools, possible_answers, reference_trajectory
+        if f in values and values[f][1] is not None:
+            col, v = values[f]
+            try:
+                setattr(sample, f, read_tool_field(f, v, sample.messages))
+            except ValueError as e:
+                raise _bad(col, f"field {f}: {e}") from None
     return sample
 
 

@@ -20,7 +20,8 @@ What is hashed, exactly (version tag ``localeval-data-1``):
      pipeline gave).
 
    A conversation (``MultiTurnSample``) adds ``reference_tool_calls``,
-   ``reference_topics`` and ``user_turns`` (the texts of its user messages: what
+   ``reference_topics``, ``tools``, ``possible_answers``, ``reference_trajectory`` (each
+   as the data wrote it, when given) and ``user_turns`` (the texts of its user messages: what
    the assistant was asked) to its test part and ``messages`` to its output part,
    each message and call as its ``to_dict()`` writes it; single-turn samples have
    none of these, so their digests are what they were.
@@ -56,7 +57,8 @@ __all__ = ["DataVersion", "data_version", "TEST_FIELDS", "OUTPUT_FIELDS"]
 
 #: Fields that define the test: the same across versions of a pipeline.
 TEST_FIELDS = ("question", "reference", "reference_contexts", "relevant_ids",
-               "reference_tool_calls", "reference_topics")
+               "reference_tool_calls", "reference_topics", "tools", "possible_answers",
+               "reference_trajectory")
 #: Fields the pipeline produces.
 OUTPUT_FIELDS = ("answer", "contexts", "retrieved_ids", "messages")
 _TAG = "localeval-data-1"

@@ -37,6 +37,8 @@ _WHERE = {
     "GEval": ".geval", "FactualCorrectness": ".factual", "ExactMatch": ".strings",
     "StringPresence": ".strings", "NonLLMStringSimilarity": ".strings", "Chrf": ".chrf",
     "ToolCallAccuracy": ".tools", "ToolCallF1": ".tools",
+    "ToolCallAst": ".tool_checks", "ToolCallValidity": ".tool_checks",
+    "ToolTrajectory": ".tool_checks",
     "AgentGoalAccuracy": ".agents", "AgentGoalAccuracyWithoutReference": ".agents",
     "TopicAdherence": ".topics", "transcript": ".agents",
     "ConversationCompleteness": ".conversational", "TurnRelevancy": ".conversational",

@@ -75,7 +75,7 @@ def _load_builtin() -> None:
     import importlib
 
     for mod in ("retrieval", "bleu", "rouge", "answer", "rag_context", "nvidia", "strings",
-                "chrf", "factual", "tools", "agents", "topics",
+                "chrf", "factual", "tools", "tool_checks", "agents", "topics",
                 "conversational", "retention"):
         try:
             importlib.import_module(f"localeval.metrics.{mod}")

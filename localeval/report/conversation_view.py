@@ -3,8 +3,9 @@
 Three views of one conversation, for every page that shows samples:
 
 - ``conversation_view``: the report's turns as plain data (role, text, an assistant's
-  tool calls with their arguments as indented JSON, the call a tool result answers)
-  and the reference tool calls and topics, which ``templates/_conversation.html.j2``
+  tool calls with their arguments as indented JSON and the tool-call checks' failures
+  of each call, the call a tool result answers), the tools offered, and the reference
+  tool calls and topics, which ``templates/_conversation.html.j2``
   renders; as everywhere in the report, the template escapes every string.
 - ``sample_question``: what a sample is known by in a list (the report's sample
   list and worst samples, the per-sample gate, pairing two versions by question,
@@ -106,7 +107,9 @@ def _answers(msgs: list[Any]) -> list[str | None]:
     return out
 
 
-def _turn(n: int, msg: Any, answers: str | None, clip: Any) -> dict[str, Any]:
+def _turn(n: int, msg: Any, answers: str | None, clip: Any,
+          checks: Mapping[tuple[int, int], list[dict[str, Any]]] | None = None,
+          first_call: int = 1) -> dict[str, Any]:
     text = _get(msg, "content")
     return {
         "n": n,
@@ -114,23 +117,58 @@ def _turn(n: int, msg: Any, answers: str | None, clip: Any) -> dict[str, Any]:
         "text": clip.text(text, _WHERE) if isinstance(text, str) and text != "" else None,
         "calls": [{"name": clip.text(str(_get(c, "name")), _WHERE),
                    "id": _get(c, "id"),
-                   "args": clip.text(_args_json(_get(c, "args"), 2), _WHERE)}
-                  for c in _calls(msg)],
+                   "args": clip.text(_args_json(_get(c, "args"), 2), _WHERE),
+                   "checks": (checks or {}).get((n, first_call + k), [])}
+                  for k, c in enumerate(_calls(msg))],
         "call_id": _get(msg, "tool_call_id"),
         "answers": answers,
     }
 
 
-def conversation_view(sample: Any, clip: Any) -> dict[str, Any] | None:
+def _checks(details: Mapping[str, Any] | None, clip: Any
+            ) -> tuple[dict[tuple[int, int], list[dict[str, Any]]], list[dict[str, Any]]]:
+    """The tool-call checks' failures (a metric's details ``failures``: ``turn``, ``call``,
+    ``function``, ``argument``, ``reason``, ``kind``), by (turn, call) for the call they
+    concern, and the rest (a call not made, a wrong count) apart."""
+    by_call: dict[tuple[int, int], list[dict[str, Any]]] = {}
+    rest: list[dict[str, Any]] = []
+    for key, d in (details or {}).items():
+        fails = d.get("failures") if isinstance(d, Mapping) else None
+        if not isinstance(fails, list):
+            continue
+        for f in fails:
+            if not isinstance(f, Mapping) or "reason" not in f or "kind" not in f:
+                continue
+            item = {"metric": str(key), "kind": str(f["kind"]),
+                    "argument": None if f.get("argument") is None else str(f["argument"]),
+                    "function": None if f.get("function") is None else str(f["function"]),
+                    "reason": clip.text(str(f["reason"]), "results.jsonl"),
+                    "user_turn": f.get("user_turn")}
+            turn, call = f.get("turn"), f.get("call")
+            if isinstance(turn, int) and isinstance(call, int):
+                by_call.setdefault((turn, call), []).append(item)
+            else:
+                rest.append(item)
+    return by_call, rest
+
+
+def conversation_view(sample: Any, clip: Any,
+                      details: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
     """The report's view of a conversation (None for a single-turn sample).
 
     ``clip``: the page's ``clip.Clipper``, so a conversation's texts count against the
     page's budget as any sample's do. Turns keep their numbers (1-based) across the
-    gap a long conversation leaves.
+    gap a long conversation leaves. ``details``: the sample's metric details (metric key
+    -> details); the tool-call checks' failures are shown beside the call they concern
+    (which argument, why), and those of no call made (a missing call) above the turns.
     """
     msgs = _messages(sample)
     if msgs is None:
         return None
+    by_call, unplaced = _checks(details, clip)
+    first = [1]
+    for m in msgs:  # the conversation-wide number of each message's first call
+        first.append(first[-1] + (len(_calls(m)) if _get(m, "role") == "assistant" else 0))
     answers = _answers(msgs)
     n = len(msgs)
     cut = n > HEAD_TURNS + TAIL_TURNS
@@ -139,8 +177,11 @@ def conversation_view(sample: Any, clip: Any) -> dict[str, Any] | None:
     refs = _get(sample, "reference_tool_calls")
     topics = _get(sample, "reference_topics")
     return {
-        "turns": [_turn(i + 1, msgs[i], answers[i], clip) for i in head],
-        "tail": [_turn(i + 1, msgs[i], answers[i], clip) for i in tail],
+        "turns": [_turn(i + 1, msgs[i], answers[i], clip, by_call, first[i]) for i in head],
+        "tail": [_turn(i + 1, msgs[i], answers[i], clip, by_call, first[i]) for i in tail],
+        "unplaced_checks": unplaced,
+        "tools": None if _get(sample, "tools") is None else [
+            clip.text(_tool_name(t), _WHERE) for t in _get(sample, "tools") or ()],
         "gap": {"count": n - HEAD_TURNS - TAIL_TURNS, "first": HEAD_TURNS + 1,
                 "last": n - TAIL_TURNS} if cut else None,
         "n_turns": n,
@@ -150,6 +191,13 @@ def conversation_view(sample: Any, clip: Any) -> dict[str, Any] | None:
              "args": clip.text(_args_json(_get(c, "args"), 2), _WHERE)} for c in refs],
         "topics": None if topics is None else [clip.text(str(t), _WHERE) for t in topics],
     }
+
+
+def _tool_name(tool: Any) -> str:
+    """A tool definition's name (OpenAI's ``{"function": {"name"}}`` or a bare ``name``)."""
+    body = tool.get("function") if isinstance(tool, Mapping) and isinstance(
+        tool.get("function"), Mapping) else tool
+    return str(body.get("name")) if isinstance(body, Mapping) else str(body)
 
 
 def _call_line(call: Any) -> str:

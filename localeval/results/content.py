@@ -36,7 +36,8 @@ HASH_FIELDS = ("contexts_hash", "answer_hash", "conversation_hash")
 #: The sample's other inputs a metric may read (reference, its contexts, the ids, a
 #: conversation's expected calls and topics): a results line keeps one hash of each.
 INPUT_FIELDS = ("reference", "reference_contexts", "retrieved_ids", "relevant_ids",
-                "reference_tool_calls", "reference_topics")
+                "reference_tool_calls", "reference_topics", "tools", "possible_answers",
+                "reference_trajectory")
 #: The key of those hashes in a results line (field -> hash; absent in older lines).
 _INPUTS_KEY = "input_hashes"
 #: The content keys of a results line, beside ``id``: question text, then hashes.
@@ -113,6 +114,8 @@ def _input_hash(name: str, value: Any) -> str:
         text = "\x00".join(value)
     elif name == "relevant_ids":
         text = "\x00".join(f"{k}\x1f{g!r}" for k, g in sorted(value.items()))
+    elif name in ("tools", "possible_answers", "reference_trajectory"):  # JSON as written
+        text = json.dumps(value, sort_keys=True, default=str)
     else:  # reference_tool_calls; call ids left out, as in ``_turn_text``
         text = json.dumps([{"name": c.name, "args": c.args} for c in value], sort_keys=True,
                           default=str)

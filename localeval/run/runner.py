@@ -49,6 +49,7 @@ DEFAULT_METRICS = (
     "hit_rate@5", "mrr", "ndcg@10", "rougeL",
     # conversations (MultiTurnSample): only data with messages has the fields they need
     "tool_call_accuracy", "tool_call_f1", "agent_goal_accuracy", "topic_adherence",
+    "tool_call_ast", "tool_call_validity",  # only rows with possible_answers / tools
 )
 
 
