@@ -1,4 +1,4 @@
-"""``localeval models add``: register the user's own GGUF judge or embedder folder.
+"""``localeval models add``: register the user's own GGUF judge, embedder or checker folder.
 
 The model is described (GGUF metadata, or the embedder's config), every file
 is hashed and recorded in the lock, and the entry is written to
@@ -13,7 +13,7 @@ import os
 import shutil
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from localeval.catalog.entry import ManifestError, ModelEntry
 from localeval.catalog.gguf import check_gguf, gguf_summary
@@ -58,6 +58,24 @@ def _embedder_summary(root: Path) -> dict[str, Any]:
     except (OSError, ValueError):
         pass
     return info
+
+
+#: The ends of a ``config.json`` architecture that make a folder a checker (a classifier or
+#: an encoder-decoder read for a verdict), not an embedder: ``localeval.checker`` reads them.
+_CHECKER_ARCHS = ("ForSequenceClassification", "ForTokenClassification",
+                  "ForConditionalGeneration")
+
+
+def _is_checker(root: Path) -> bool:
+    """Whether a model folder is a checker: no sentence-transformers files, and a config whose
+    architecture is a classifier (``localeval.checker`` decides the rest when it loads)."""
+    if (root / "modules.json").is_file() or (root / "config_sentence_transformers.json").is_file():
+        return False
+    try:
+        archs = json.loads((root / "config.json").read_text("utf-8")).get("architectures")
+    except (OSError, ValueError, AttributeError):
+        return False
+    return bool(archs) and isinstance(archs[0], str) and archs[0].endswith(_CHECKER_ARCHS)
 
 
 def _unique_name(manifest: Manifest, wanted: str) -> None:
@@ -112,13 +130,17 @@ def _copy_fault(err: OSError, src: Path, tmp: Path, target: Path) -> OutputError
 
 
 def add_model(path: Path | str, name: str | None = None, *, copy: bool = False,
-              models_dir: Path | str | None = None, progress: bool | None = None
+              models_dir: Path | str | None = None, progress: bool | None = None,
+              inspect_checker: Callable[[Path], dict[str, Any]] | None = None
               ) -> ModelEntry:
-    """Register a GGUF judge or an embedder folder in ``models/local.toml``.
+    """Register a GGUF judge, an embedder folder or a checker folder in ``models/local.toml``.
 
-    Reads the GGUF's metadata (or the embedder's config), hashes every file,
+    Reads the GGUF's metadata (or the folder's config), hashes every file,
     records the hashes in the lock, and never touches ``manifest.toml``.
     Without ``copy`` nothing is copied: the entry points at ``path``.
+    ``inspect_checker`` (the command line passes ``localeval.checker``'s, a higher
+    layer) checks a checker folder's architecture and label map before anything is
+    recorded, raising ``ModelError`` naming the folder, and returns its facts.
     """
     mdir = Path(models_dir) if models_dir else models_dir_default()
     src = Path(path).expanduser()
@@ -137,6 +159,9 @@ def add_model(path: Path | str, name: str | None = None, *, copy: bool = False,
             raise ModelError(f"{src}: not a model folder (no config.json or modules.json); "
                              "pass a GGUF file or a sentence-transformers folder")
         meta = _embedder_summary(src)
+        if _is_checker(src):
+            meta = {**meta, "kind": "checker", **(inspect_checker(src) if inspect_checker
+                                                   else {})}
         default_name = src.name
     name = (name or default_name).strip()
     if not name:
@@ -160,7 +185,8 @@ def add_model(path: Path | str, name: str | None = None, *, copy: bool = False,
             digests[p] = file_sha256(p, on_progress=bar.advance, fresh=True)
     finally:
         bar.close()
-    entry = ModelEntry(name=name, kind="judge" if is_judge else "embedder", file=src.name,
+    entry = ModelEntry(name=name, kind="judge" if is_judge else meta.get("kind", "embedder"),
+                       file=src.name,
                        path="" if inside else str(src.absolute()), source="local",
                        added_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                        size_approx=False)
@@ -180,6 +206,7 @@ def add_model(path: Path | str, name: str | None = None, *, copy: bool = False,
         entry.size_bytes = sum(p.stat().st_size for p in files)
         entry.architecture = meta.get("architecture", "")
         entry.context_length = meta.get("context_length")
+        entry.note = meta.get("note", "")
     for p in files:
         lock.record(p, mdir, name=name, sha256=digests[p], how="add", matches_manifest=True)
     kept = [e for e in local if e.name.lower() != name.lower()]

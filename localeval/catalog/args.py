@@ -60,10 +60,12 @@ def add_models_arguments(p: argparse.ArgumentParser) -> None:
                    help="for files without a published hash, accept and record their current "
                         "hash even if it differs from the recorded one (a file you replaced "
                         "on purpose)")
-    a = sub.add_parser("add", parents=[common], help="register your own GGUF judge or embedder "
-                                                     "folder in models/local.toml")
-    a.add_argument("path", type=Path, metavar="PATH", help="a .gguf file or an embedder folder")
-    a.add_argument("--name", help="name to use with --judge/--embedder (default: file name)")
+    a = sub.add_parser("add", parents=[common], help="register your own GGUF judge, embedder "
+                                                     "or checker folder in models/local.toml")
+    a.add_argument("path", type=Path, metavar="PATH", help="a .gguf file, an embedder folder or "
+                                                           "a checker folder (docs/checkers.md)")
+    a.add_argument("--name", help="name to use with --judge/--embedder/--checker (default: "
+                                  "file name)")
     a.add_argument("--copy", action="store_true", help="copy it into models/ (default: "
                                                        "record where it is, copy nothing)")
     f = sub.add_parser("fetch", parents=[common],

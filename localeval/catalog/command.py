@@ -93,9 +93,10 @@ PERMISSIVE = ("apache-2.0", "mit")
 
 
 def licence_notes(rows: Sequence[dict[str, Any]]) -> list[str]:
-    """What the licence column means for choosing a judge: the non-commercial ones named,
-    the ones with terms of their own, and the permissive judges."""
-    judges = [r for r in rows if r["kind"] == "judge" and r["licence"]]
+    """What the licence column means for choosing a judge or a checker (a judge of
+    faithfulness): the non-commercial ones named, the ones with terms of their own, and the
+    permissive ones."""
+    judges = [r for r in rows if r["kind"] in ("judge", "checker") and r["licence"]]
     banned = [r["name"] for r in judges if "non-commercial" in r["licence"].lower()]
     terms = [r["name"] for r in judges if r["name"] not in banned
              and r["licence"].split(" ", 1)[0].lower() not in PERMISSIVE]
@@ -159,7 +160,8 @@ def _cmd_verify(args: argparse.Namespace, mdir: Path) -> int:
 
 
 def _cmd_add(args: argparse.Namespace, mdir: Path) -> int:
-    entry = add_model(args.path, args.name, copy=args.copy, models_dir=mdir)
+    entry = add_model(args.path, args.name, copy=args.copy, models_dir=mdir,
+                      inspect_checker=getattr(args, "inspect_checker", None))
     con = _console()
     where = entry.path or str(mdir / entry.file)
     if entry.kind == "judge":
@@ -169,8 +171,9 @@ def _cmd_add(args: argparse.Namespace, mdir: Path) -> int:
                  "chat template: yes" if entry.chat_template else "chat template: NO"]
         con.print(_t(f"added judge '{entry.name}' ({', '.join(facts)})"))
     else:
-        con.print(_t(f"added embedder '{entry.name}' ({len(entry.files)} files, "
-                     f"{human_size(entry.size_bytes)})"))
+        what = f" ({entry.note})" if entry.kind == "checker" and entry.note else ""
+        con.print(_t(f"added {entry.kind} '{entry.name}' ({len(entry.files)} files, "
+                     f"{human_size(entry.size_bytes)}){what}"))
     con.print(_t(f"  at {where}\n  sha256 recorded in {mdir / LOCAL_NAME} and "
                  f"{mdir / LOCK_NAME}; use it with --{entry.kind} {entry.name}"))
     return 0

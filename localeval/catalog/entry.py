@@ -29,7 +29,9 @@ __all__ = ["ManifestError", "FileSpec", "ModelEntry", "entry_from_table", "human
 FETCH_HINT = "localeval models fetch {name} --to models/"
 
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
-_KINDS = ("judge", "embedder")
+_KINDS = ("judge", "embedder", "checker")
+#: Kinds that are a folder of files (hashed per file); a judge is one GGUF file.
+FOLDER_KINDS = ("embedder", "checker")
 
 
 @dataclass(frozen=True)
@@ -93,7 +95,9 @@ class ModelEntry:
         out = []
         for f in self.files:
             rel = str(f["path"])
-            out.append(FileSpec(f"{self.file}/{rel}", base + rel if base else "",
+            # a file of another repository (HHEM's foundation tokenizer) names its own URL
+            url = str(f.get("url") or (base + rel if base else ""))
+            out.append(FileSpec(f"{self.file}/{rel}", url,
                                 int(f.get("size_bytes", 0)), bool(f.get("size_approx", True)),
                                 str(f.get("sha256", "")), bool(f.get("verified_hash", False))))
         return out
@@ -163,7 +167,7 @@ _FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "files": (list,),
 }
 _FILE_KEYS = {"path": (str,), "size_bytes": (int,), "size_approx": (bool,), "sha256": (str,),
-              "verified_hash": (bool,)}
+              "verified_hash": (bool,), "url": (str,)}
 
 
 def _check_hash(value: str, verified: bool, where: str) -> None:
@@ -199,17 +203,21 @@ def entry_from_table(table: dict[str, Any], where: str, source: str) -> ModelEnt
     name = table["name"]
     where = f"{where} ('{name}')"
     if table["kind"] not in _KINDS:
-        raise ManifestError(f"{where}: kind must be 'judge' or 'embedder', not '{table['kind']}'")
+        raise ManifestError(f"{where}: kind must be 'judge', 'embedder' or 'checker', not "
+                            f"'{table['kind']}'")
     _check_relpath(table["file"], f"{where}: file", nested=False)
     _check_hash(table.get("sha256", ""), table.get("verified_hash", False), where)
     files = table.get("files", [])
-    if table["kind"] == "embedder":
+    if table["kind"] in FOLDER_KINDS:
+        kind = table["kind"]
         if table.get("sha256"):
-            raise ManifestError(f"{where}: an embedder is a folder; give sha256 per [[model.files]]")
+            raise ManifestError(f"{where}: {'an' if kind == 'embedder' else 'a'} {kind} is a "
+                                "folder; give sha256 per [[model.files]]")
         if not files and not table.get("path") and not table.get("bundled"):
-            raise ManifestError(f"{where}: an embedder needs [[model.files]] entries")
+            raise ManifestError(f"{where}: {'an' if kind == 'embedder' else 'a'} {kind} needs "
+                                "[[model.files]] entries")
     elif files:
-        raise ManifestError(f"{where}: only embedders have [[model.files]]")
+        raise ManifestError(f"{where}: only embedders and checkers have [[model.files]]")
     seen: set[str] = set()
     for i, f in enumerate(files, 1):
         fw = f"{where}, files[{i}]"

@@ -49,11 +49,12 @@ def default_model_path() -> Path:
 def locate_model(spec: str | os.PathLike[str] | None, kind: Literal["judge"],
                  models_dir: str | os.PathLike[str] | None = None) -> Path | None: ...
 @overload
-def locate_model(spec: str | os.PathLike[str] | None, kind: Literal["embedder"],
+def locate_model(spec: str | os.PathLike[str] | None, kind: Literal["embedder", "checker"],
                  models_dir: str | os.PathLike[str] | None = None) -> Path: ...
-def locate_model(spec: str | os.PathLike[str] | None, kind: Literal["judge", "embedder"],
+def locate_model(spec: str | os.PathLike[str] | None,
+                 kind: Literal["judge", "embedder", "checker"],
                  models_dir: str | os.PathLike[str] | None = None) -> Path | None:
-    """The local file (a judge's GGUF) or folder (an embedder) that ``spec`` names.
+    """The local file (a judge's GGUF) or folder (an embedder, a checker) that ``spec`` names.
 
     Raises ``ModelError`` (exit 3) when it names nothing on this machine. Only a
     judge spec of None can find nothing (None: the models folder holds not
@@ -63,10 +64,30 @@ def locate_model(spec: str | os.PathLike[str] | None, kind: Literal["judge", "em
     mdir = Path(models_dir) if models_dir else models_dir_default()
     if kind == "judge":
         return _judge_file(None if spec is None else os.fspath(spec), mdir)
+    if kind == "checker":
+        return _checker_folder(os.fspath(spec or ""), mdir)
     return _embedder_folder(spec, mdir)
 
 
-def _registered(name: str, kind: Literal["judge", "embedder"], mdir: Path) -> Path | None:
+def _checker_folder(spec: str, mdir: Path) -> Path:
+    """A checker's folder: a directory as is, ``mdir/NAME``, then a manifest name; there is
+    no default checker, and nothing is downloaded (docs/checkers.md)."""
+    text = spec.strip()
+    direct = Path(text).expanduser()
+    if text and direct.is_dir():
+        return direct
+    if text and (mdir / text).is_dir():
+        return mdir / text
+    registered = _registered(text, "checker", mdir) if text else None
+    if registered is not None:
+        return registered
+    raise ModelError(f"checker model not found: {text or '(none named)'}; put its folder in "
+                     f"{mdir.as_posix()}/ (`localeval models fetch NAME` on a connected machine, "
+                     "`localeval models add DIR` here) or pass a folder")
+
+
+def _registered(name: str, kind: Literal["judge", "embedder", "checker"],
+                mdir: Path) -> Path | None:
     """A manifest model's path (or its placement hint as a ModelError); None if not registered.
 
     An entry of the other kind is found too, so the manifest step can say

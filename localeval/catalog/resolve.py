@@ -108,7 +108,7 @@ def _placement_hint(entry: ModelEntry, models_dir: Path, missing: Sequence[FileS
             f"here, then run `localeval models verify` (see docs/air-gap.md)")
 
 
-def manifest_model_path(name: str, kind: Literal["judge", "embedder"],
+def manifest_model_path(name: str, kind: Literal["judge", "embedder", "checker"],
                         models_dir: Path | str | None = None) -> Path:
     """The local path of a manifest model: the GGUF file, or the embedder's folder.
 
@@ -136,7 +136,7 @@ def manifest_model_path(name: str, kind: Literal["judge", "embedder"],
     missing = missing_files(entry, mdir)
     if entry.kind == "judge" and not missing:
         return root
-    if entry.kind == "embedder" and root.is_dir() and not missing:
+    if entry.kind in ("embedder", "checker") and root.is_dir() and not missing:
         return root
     bundled = bundled_path(entry)
     if bundled is not None and not root.exists():

@@ -33,6 +33,7 @@ from localeval.cli.rank import add_rank_parser
 from localeval.cli.report import add_report_parser
 from localeval.cli.run import add_retrieval_parser, add_run_parser
 from localeval.cli.runs import add_runs_parser
+from localeval.cli.simulate import add_simulate_parser
 from localeval.cli.versions import add_diff_parser
 
 __all__ = ["main", "build_parser", "example_path"]
@@ -64,7 +65,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = Verbs(p.add_subparsers(dest="command", metavar="COMMAND", help=argparse.SUPPRESS,
                                    prog=p.prog))
     # the order the verbs are added (their order within a task is verb_groups.TASKS')
-    for add in (add_run_parser, add_answer_parser, add_generate_parser, add_metrics_parser,
+    for add in (add_run_parser, add_answer_parser, add_generate_parser, add_simulate_parser,
+                add_metrics_parser,
                 add_retrieval_parser, add_diff_parser, add_rank_parser, add_runs_parser,
                 add_history_parser, add_explain_parser,
                 add_compare_parser,
@@ -128,6 +130,10 @@ def _interrupted(args: argparse.Namespace) -> str:
         return (f"localeval: interrupted; the questions written so far are in "
                 f"{args.out}/candidates.partial.jsonl. Run the same command again to go on: "
                 "they are not asked again.")
+    if args.command == "simulate":
+        return (f"localeval: interrupted; the conversations finished so far are in "
+                f"{args.out}/conversations.partial.jsonl. Run the same command again to go "
+                "on: they are not simulated again.")
     if args.command != "run":
         return (f"localeval: interrupted; 'localeval {args.command}' stopped before it "
                 "finished. It has nothing to resume: run it again.")

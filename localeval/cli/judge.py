@@ -13,6 +13,7 @@ import argparse
 from typing import Any
 
 from localeval.cli import options as opt
+from localeval.cli.checker import checker_metrics
 from localeval.cli.console import cell, say, say_json, show
 from localeval.cli.options import judge_options
 from localeval.errors import ModelError, UsageError
@@ -31,8 +32,8 @@ def add_judge_parser(sub: argparse._SubParsersAction) -> None:
                     "en/ja/zh) with each judge metric and say whether the judge orders them "
                     "right: fit (>= 80% of pairs), doubtful (60-80%) or unfit. Exit 0 when "
                     "fit, 1 when not.",
-        parents=[opt.judge(), opt.reasons("check the judge as a run with this --reasons "
-                                          "asks it"),
+        parents=[opt.judge(checker=True),
+                 opt.reasons("check the judge as a run with this --reasons asks it"),
                  opt.embedder("all-MiniLM-L6-v2 if installed, else the metrics that also "
                               "embed (answer_relevancy) are skipped"),
                  opt.cache(), opt.quiet("no table: the one summary line on stderr"),
@@ -71,12 +72,12 @@ def cmd_judge_check(args: argparse.Namespace) -> int:
     from localeval.judge_check import checkable, run_judge_check
     from localeval.run import RunProgress, build_judge, open_cache
 
-    metrics = _metrics(args.metrics)
+    metrics = _metrics(checker_metrics(args, args.metrics))
     run, skipped = checkable(metrics)
     if not run:
         why = "; ".join(f"{k}: {v}" for k, v in skipped.items()) or "no judge metric named"
         raise UsageError(f"nothing to check ({why})")
-    cfg = run_config(judge=args.judge, embedder=args.embedder, device=args.device,
+    cfg = run_config(judge=opt.judge_spec(args), embedder=args.embedder, device=args.device,
                      verdicts=args.verdicts, reasons=args.reasons,
                      judge_options=judge_options(args),
                      cache=False if args.no_cache else args.cache)

@@ -20,7 +20,7 @@ import math
 from typing import Any
 
 __all__ = ["out", "in_place", "check_in_place", "json_flag", "seed", "cache", "resume", "quiet", "judge", "reasons",
-           "lang", "embedder", "overwrite", "resamples", "attach", "group_of", "judge_options",
+           "judge_spec", "lang", "embedder", "overwrite", "resamples", "attach", "group_of", "judge_options",
            "seed_int", "positive_int", "non_negative_float", "CACHE_DEFAULT"]
 
 #: Where the cache is when ``--cache`` is not given (``cache.default_cache_path``).
@@ -174,13 +174,26 @@ def quiet(what: str = "", *, title: str | None = None) -> argparse.ArgumentParse
     return p
 
 
-def judge(verdicts: str = "$LOCALEVAL_VERDICTS or hard") -> argparse.ArgumentParser:
+def judge(verdicts: str = "$LOCALEVAL_VERDICTS or hard", *,
+          checker: bool = False) -> argparse.ArgumentParser:
     """The options that name and load a judge (group "judge"); ``verdicts``: what
-    ``--verdicts`` defaults to for this verb. A verb adds its own judge options to the
-    group with ``group_of(parser, "judge")``."""
+    ``--verdicts`` defaults to for this verb; ``checker``: also ``--checker`` (instead of
+    ``--judge``: a checker model scores faithfulness, docs/checkers.md; read with
+    ``judge_spec``). A verb adds its own judge options to the group with
+    ``group_of(parser, "judge")``."""
     from localeval.config import DRAFT_MODES, VERDICT_MODES
 
     p, g = _parent("judge")
+    # not an argparse mutually exclusive group: copied from a parent parser it leaves the
+    # "judge" heading of --help (Python 3.11); judge_spec refuses the two together
+    if checker:
+        g.add_argument("--checker", metavar="NAME|DIR",
+                         help="score faithfulness with a checker model instead of a judge: "
+                              "a name from 'localeval models list' or a checker folder "
+                              "(MiniCheck, HHEM, LettuceDetect; no generation, "
+                              "docs/checkers.md)")
+        g.add_argument("--trust-remote-code", action="store_true",
+                       help="let a checker folder's own Python code run (never by default)")
     g.add_argument("--judge", help="'demo' (the small bundled demo judge: shows the pipeline, "
                    "its scores are not evidence), a name from 'localeval models list' (e.g. "
                    "qwen2.5-7b-instruct-q4_k_m, once fetched into models/), a GGUF file, or "
@@ -270,6 +283,22 @@ def resamples(default: int | None, *, n_boot: bool = False, what: str = "",
     return p
 
 
+def judge_spec(args: argparse.Namespace) -> Any:
+    """The judge a verb with ``judge(checker=True)`` was given: ``--judge`` as given, or
+    ``--checker X`` as the judge spec ``checker:X`` (``localeval.judge.checker_spec``)."""
+    named = getattr(args, "checker", None)
+    if not named:
+        return args.judge
+    if args.judge is not None:
+        from localeval.errors import UsageError
+
+        raise UsageError("--checker and --judge name two judges: a checker scores "
+                         "faithfulness alone, so give one (docs/checkers.md)")
+    from localeval.judge import checker_spec
+
+    return checker_spec(named)
+
+
 def judge_options(args: argparse.Namespace) -> dict[str, Any]:
     """The judge options given on the command line (for ``load_judge``)."""
     return {k: v for k, v in {
@@ -278,6 +307,10 @@ def judge_options(args: argparse.Namespace) -> dict[str, Any]:
         "per_endpoint_concurrency": args.judge_concurrency,
         "timeout": getattr(args, "judge_timeout", None),
         "draft": getattr(args, "draft", None),
+        # a checker's (--checker): the device is the run's --device
+        "trust_remote_code": getattr(args, "trust_remote_code", None) or None,
+        "checker_device": getattr(args, "device", None) if getattr(args, "checker", None)
+        else None,
         # `localeval run` only; "auto": load_judge picks from the hardware
         "parallel": (args.parallel if args.parallel is not None else "auto")
         if hasattr(args, "parallel") else None}.items()

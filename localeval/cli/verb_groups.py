@@ -20,7 +20,7 @@ __all__ = ["TASKS", "Verbs", "grouped_help"]
 
 #: The tasks of ``localeval --help`` and their verbs, in this order; every verb is in one.
 TASKS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("make data", ("generate", "answer")),
+    ("make data", ("generate", "answer", "simulate")),
     ("score", ("run", "retrieval", "metrics")),
     ("compare versions", ("diff", "rank")),
     ("keep runs", ("runs", "history", "report", "explain")),

@@ -15,15 +15,11 @@ A candidate whose judge call failed is not kept: the next run asks again.
 
 from __future__ import annotations
 
-import contextlib
-import json
-import threading
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from localeval.errors import os_reason
 from localeval.generate.candidates import Candidate
-from localeval.output import AppendFile, OutputPolicy, dumps_strict, whole_lines
+from localeval.output import OutputPolicy, RowCheckpoint
 
 __all__ = ["Checkpoint", "PARTIAL_FILE", "JUDGE_FAILED"]
 
@@ -33,80 +29,48 @@ PARTIAL_FILE = "candidates.partial.jsonl"
 JUDGE_FAILED = "judge failed"
 
 
-class Checkpoint:
-    """Earlier candidates of the same key, and an appender for the new ones.
+def _failed(c: Candidate) -> bool:
+    return (c.dropped or "").startswith(JUDGE_FAILED)
 
-    Written through the output policy's ``AppendFile``: each candidate one whole
-    line, on disk before the next; a full disk is an ``OutputError`` naming the
-    file (exit 2) that keeps the lines before. Read back with ``output.whole_lines``,
-    so a last line cut short (inside a multi-byte character too) loses that line
-    alone, never the lines before it.
-    """
+
+class Checkpoint:
+    """Earlier candidates of the same key (``earlier``, by id), and an appender for the
+    new ones: ``output.RowCheckpoint`` (one whole line at a time, a torn last line
+    losing that line alone) with candidates for rows."""
 
     def __init__(self, folder: Path, key: Mapping[str, Any], *, enabled: bool = True,
                  on_note: Callable[[str], None] | None = None,
                  policy: OutputPolicy | None = None) -> None:
-        self.path = Path(folder) / PARTIAL_FILE
-        self.key = json.loads(dumps_strict(dict(key)))
         self.enabled = enabled
-        self._note = on_note or (lambda _text: None)
-        self._policy = policy or OutputPolicy()
-        self._file: AppendFile | None = None
-        self._lock = threading.Lock()
-        self.earlier: dict[str, Candidate] = self._read() if enabled else {}
-
-    def _read(self) -> dict[str, Candidate]:
-        try:
-            raw = whole_lines(self.path.read_bytes(), self.path)
-        except FileNotFoundError:
-            return {}
-        except OSError as e:
-            self._note(f"{self.path}: not read ({os_reason(e)}); starting afresh")
-            return {}
-        lines = raw.split(b"\n")
-        try:
-            head = json.loads(lines[0].decode("utf-8")) if lines else None
-        except ValueError:  # JSONDecodeError and UnicodeDecodeError
-            head = None
-        if not isinstance(head, dict) or head.get("checkpoint") != self.key:
-            self._note(f"{self.path} was written for other settings (judge, corpus, seed, n "
-                       "or prompts); starting afresh")
-            return {}
-        out: dict[str, Candidate] = {}
-        for line in lines[1:]:
+        self._rows = RowCheckpoint(Path(folder) / PARTIAL_FILE, key,
+                                   policy=policy or OutputPolicy(),
+                                   on_note=on_note or (lambda _text: None),
+                                   settings="judge, corpus, seed, n or prompts", enabled=enabled)
+        self.path = self._rows.path
+        self.earlier: dict[str, Candidate] = {}
+        for row in self._rows.earlier:
             try:
-                c = Candidate.from_row(json.loads(line.decode("utf-8")))
+                c = Candidate.from_row(row)
             except (ValueError, KeyError, TypeError):
                 continue  # a damaged line: that question is asked again
-            if not (c.dropped or "").startswith(JUDGE_FAILED):
-                out[c.id] = c
-        return out
+            if not _failed(c):
+                self.earlier[c.id] = c
 
     def open(self) -> "Checkpoint":
         """Replace the file (atomically) with its header and the earlier candidates, then
         append: a failure here leaves the earlier file as it was."""
-        if not self.enabled:
-            return self
-        sink = self._policy.appender(self.path)
-        sink.start([dumps_strict({"checkpoint": self.key}),
-                    *(dumps_strict(c.to_row()) for c in self.earlier.values())])
-        self._file = sink
+        if self.enabled:
+            self._rows.open(c.to_row() for c in self.earlier.values())
         return self
 
     def add(self, c: Candidate) -> None:
         """Keep one new candidate (thread-safe: synthesis may run in threads)."""
-        if self._file is None or (c.dropped or "").startswith(JUDGE_FAILED):
-            return
-        with self._lock:
-            self._file.add(dumps_strict(c.to_row()))
+        if not _failed(c):
+            self._rows.add(c.to_row())
 
     def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
-            self._file = None
+        self._rows.close()
 
     def remove(self) -> None:
         """The test set is written: the checkpoint is no longer needed."""
-        self.close()
-        with contextlib.suppress(OSError):  # the set is complete; a stale file is harmless
-            self.path.unlink(missing_ok=True)
+        self._rows.remove()

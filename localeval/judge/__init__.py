@@ -1,8 +1,9 @@
 """Judges: the protocol, the in-process llama.cpp judge and the HTTP judge.
 
 ``base`` is the protocol metrics use; ``llama/`` (in-process) and ``http``
-(with ``pool`` over replicas) are the backends, which share ``grammar``
-(output constraints) and ``parse`` (reading a reply); ``cached`` wraps any
+(with ``pool`` over replicas) are the generative backends, which share ``grammar``
+(output constraints) and ``parse`` (reading a reply); ``checker_judge`` is a
+checker model answering faithfulness's steps (docs/checkers.md); ``cached`` wraps any
 judge in the run cache and ``load`` is the registry of backends that builds
 one from a ``--judge`` value.
 
@@ -22,6 +23,9 @@ _WHERE = {
     "JudgePool": ".pool",
     "CachedJudge": ".cached", "with_cache": ".cached",
     "load_judge": ".load", "register_judge_backend": ".load", "unregister_judge_backend": ".load",
+    "CheckerJudge": ".checker_judge", "checker_spec": ".checker_judge",
+    "is_checker_spec": ".checker_judge", "CHECKER_METRICS": ".checker_judge",
+    "CHECKER_STEPS": ".checker_judge", "read_span_reason": ".checker_judge",
     "schema_to_gbnf": ".grammar",
     "stock_gbnf": ".grammar",
     "max_tokens_for": ".grammar",

@@ -4,7 +4,8 @@ A spec (what ``--judge`` or ``evaluate(judge=)`` names) goes to the first
 registered backend that claims it: an ``http(s)://`` URL or a comma list of
 them to the HTTP judge or server pool, anything else (a GGUF path, a name in
 ``models/`` or the models manifest, such as ``demo``; None for the only GGUF
-in ``models/``) to the in-process llama.cpp judge; a judge object (scripted,
+in ``models/``) to the in-process llama.cpp judge; ``checker:NAME|PATH`` to a checker
+model (``checker_judge``); a judge object (scripted,
 oracle, a caller's own) is used as it is. A new backend is one
 ``register_judge_backend`` call (docs/architecture.md, "Where to add").
 """
@@ -124,6 +125,19 @@ def _build_gguf(spec: str | None, *, models_dir: str | os.PathLike[str] | None,
     return LlamaJudge(path, **opts)
 
 
+def _is_checker(spec: str | None) -> bool:
+    return spec is not None and spec.startswith("checker:")
+
+
+def _build_checker(spec: str, **kw: Any) -> Judge:
+    from localeval.judge.checker_judge import build_checker_judge
+
+    return build_checker_judge(spec, **kw)
+
+
 register_judge_backend("gguf", lambda spec: True, _build_gguf, options=("parallel", "draft"))
 register_judge_backend("http", _is_url, _build_http,
                        options=("per_endpoint_concurrency", "health_interval", "timeout"))
+# ``--checker X``: a checker model answers faithfulness's steps (docs/checkers.md)
+register_judge_backend("checker", _is_checker, _build_checker,
+                       options=("trust_remote_code", "checker_device", "checker_batch_size"))

@@ -9,12 +9,15 @@ standard library only).
   ``AppendFile`` (checkpoints that grow one whole line at a time), ``whole_lines``
   (read back without a torn last line), ``make_folder``; every ``OSError`` becomes
   an ``OutputError`` naming the file (exit 2).
+- ``checkpoint``: ``RowCheckpoint``, JSON rows kept line by line under a key, which
+  ``generate`` and ``simulate`` resume from.
 - ``text``: the one rule for text UTF-8 cannot encode (a lone surrogate):
   ``dumps_strict`` escapes it, text files write ``\\udXXX``, ``hash_bytes`` hashes it.
 
 The rules, for every verb: docs/failure-behaviour.md, "Outputs of every verb".
 """
 
+from localeval.output.checkpoint import RowCheckpoint
 from localeval.output.files import (
     AppendFile,
     atomic_file,
@@ -33,7 +36,7 @@ from localeval.output.policy import (
 )
 from localeval.output.text import TEXT_ERRORS, dumps_strict, escape_surrogates, hash_bytes
 
-__all__ = ["AppendFile", "OutputPolicy", "SETTINGS_KEY", "TEXT_ERRORS", "atomic_file",
+__all__ = ["AppendFile", "OutputPolicy", "RowCheckpoint", "SETTINGS_KEY", "TEXT_ERRORS", "atomic_file",
            "cannot_write", "dumps_strict", "escape_surrogates", "hash_bytes",
            "html_settings_comment", "make_folder", "move_into_place", "settings_record", "whole_lines",
            "write_json", "write_text"]

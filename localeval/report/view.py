@@ -28,6 +28,7 @@ from localeval.report.histogram import histogram, is_bounded, tone
 from localeval.report.judged import CI_MARK, ci_note, judge_unfit, judged_keys
 from localeval.report.numbers import excerpt, fmt, plain_number, unscored_note
 from localeval.report.summary import run_label
+from localeval.report.unsupported import answer_pieces
 
 __all__ = ["build_view", "pick_samples", "WORST_K", "MAX_SAMPLES", "NO_REASONS"]
 
@@ -255,7 +256,9 @@ def build_view(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
         sample_views.append({
             "index": i, "anchor": f"s-{i}", "id": str(r.get("id", s.get("id", i))),
             "question": clip.text(s.get("question"), "the dataset"),
-            "answer": clip.text(s.get("answer"), "the dataset"),
+            "answer": (answer_text := clip.text(s.get("answer"), "the dataset")),
+            # a span checker's unsupported spans, marked in the answer (report/unsupported.py)
+            "answer_pieces": answer_pieces(answer_text, details, summary.get("signature")),
             "reference": clip.text(s.get("reference"), "the dataset"),
             "contexts": contexts[:MAX_CONTEXTS], "n_contexts": len(contexts),
             "retrieved": _id_rows(s) if not (s.get("contexts") and len(
@@ -264,7 +267,7 @@ def build_view(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
             if s.get("metadata") else None,
             "extra": clip.node(to_node(extra), "the dataset") if extra else None,
             "excerpt": _excerpt(sample_question(s), 110),
-            "conversation": conversation_view(s, clip),  # None unless a conversation
+            "conversation": conversation_view(s, clip, details),  # None unless a conversation
             "rows": rows,
             "unscored": any(row["error"] is not None or row["value"] == "–" for row in rows),
             "known": bool(s),

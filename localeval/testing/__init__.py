@@ -12,6 +12,9 @@
   test per dataset row with ``pytest.mark.parametrize`` (docs/ci-gates.md).
 - ``build_tiny_gguf``: writes a real random-weight GGUF with a real BPE
   tokenizer, so tests run the real llama.cpp path without downloading anything.
+- ``build_tiny_checker``: writes a random-weight checker folder of each family
+  (RoBERTa, DeBERTa-v2, T5, HHEM, ModernBERT) with a trained tokenizer, for
+  ``localeval.checker.load_checker``; the benchmark's real shapes too.
 - ``headless_dom``: a page as headless Chromium shows it (DOM and console).
 - ``assert_not_worse`` / ``assert_non_inferior`` / ``assert_not_preferred_base``:
   ``localeval diff``'s ``--fail-if-worse``, ``--require-not-worse`` and ``--pairwise
@@ -38,6 +41,7 @@ _WHERE = {
     "assert_not_preferred_base": ".versions",
     "assert_scores": ".assertions",
     "build_tiny_gguf": ".tiny_gguf",
+    "build_tiny_checker": ".tiny_checkers",
     "chromium_path": ".browser",
     "headless_dom": ".browser",
     "quote_bias": ".tiny_gguf",

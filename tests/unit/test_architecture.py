@@ -46,12 +46,12 @@ JUDGE_PACKAGE, JUDGE_PROTOCOL = "judge", "base.py"
 #: Lower layers never import higher ones. Top-level modules count as units too.
 LAYERS: dict[str, int] = {
     "version": 0, "lazy": 0, "types": 0, "errors": 0, "config": 0, "concurrency": 0,
-    "lang": 1, "cache": 1, "stats": 1, "output": 1,
+    "lang": 1, "cache": 1, "stats": 1, "output": 1, "toolcheck": 1,
     "dataset": 2, "catalog": 2, "prompts": 2, "corpus": 2,
-    "judge": 3, "embed": 3,
+    "judge": 3, "embed": 3, "checker": 3,
     "metrics": 4,
     "results": 5, "report": 5,
-    "run": 6, "resultsets": 6, "pipeline": 6, "generate": 6,
+    "run": 6, "resultsets": 6, "pipeline": 6, "generate": 6, "simulate": 6,
     "agreement": 7, "estimate": 7, "versions": 7, "history": 7, "pairwise": 7,
     "judge_check": 5,
     "ragas": 8, "testing": 8, "cli": 9, "": 9,  # "" is localeval/__init__.py, the public face

@@ -19,6 +19,8 @@ import pytest
 from generate_util import STEPS
 from generate_util import statements as _statements
 from generate_util import supported as _verdicts
+from simulate_util import user as _user
+from simulate_util import write_agent, write_scenarios
 
 import localeval
 from localeval.cli.app import main
@@ -59,11 +61,14 @@ def judges():
     gen = ScriptedJudge({**{s: _qa for s in STEPS}, "statements": _statements,
                          "faithfulness_verdicts": _verdicts})
     pair = ScriptedJudge({"pairwise_preference": _prefer})
+    sim = ScriptedJudge({"simulate_user": _user})
+    register_judge_backend("floor-sim", lambda s: s == "floor-sim", lambda s, **kw: sim)
     register_judge_backend("floor-gen", lambda s: s == "floor-gen", lambda s, **kw: gen)
     register_judge_backend("floor-pair", lambda s: s == "floor-pair", lambda s, **kw: pair)
     yield
     unregister_judge_backend("floor-gen")
     unregister_judge_backend("floor-pair")
+    unregister_judge_backend("floor-sim")
 
 
 @dataclass
@@ -77,6 +82,7 @@ class World:
                             "docs": "docs", "runs": "runs", "run_a": "runs/a",
                             "run_b": "runs/b", "labels": "data/labels.csv",
                             "human": "data/human.jsonl", "versions": "versions",
+                            "scenarios": "data/scenarios.jsonl", "agent": "data/agent.py",
                             "other": "other"}[name]
 
     def snapshot(self) -> dict[str, str]:
@@ -93,6 +99,8 @@ def world(tmp_path_factory) -> World:
              "contexts": [f"Item {i} is blue."]} for i in range(N)]
     w.data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     w.rag.write_text("def answer(q):\n    return 'an answer to ' + q\n", encoding="utf-8")
+    write_scenarios(w.datadir)
+    write_agent(w.datadir, "agent")
     for name, shift in (("a", 0), ("b", 1)):
         data = [dict(r, answer=f"Item {int(r['id'][1:]) + shift} is blue.") for r in rows]
         localeval.evaluate(data, ["rougeL"], judge=False, embedder=False, cache=False,
@@ -139,6 +147,10 @@ VERBS: dict[str, Verb] = {
                                    "--embedder", "none", "--no-cache", "--quiet", "-o", o],
                      "folder", lambda w: w.docs, lambda w: w.docs / "set",
                      (["--seed", "1"], ["--seed", "2"])),
+    "simulate": Verb(lambda w, o: ["simulate", str(w.scenarios), "--agent", f"{w.agent}:reply",
+                                   "--judge", "floor-sim", "--no-cache", "--quiet", "-o", o],
+                     "folder", lambda w: w.scenarios, lambda w: w.datadir,
+                     (["--max-turns", "2"], ["--max-turns", "3"])),
     "diff": Verb(lambda w, o: ["diff", str(w.run_a), str(w.run_b), "--resamples", "100",
                                "-o", o], "folder", lambda w: w.run_b, lambda w: w.run_a / "d",
                  (["--seed", "1"], ["--seed", "2"])),

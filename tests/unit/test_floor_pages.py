@@ -142,6 +142,25 @@ def generated_set_page(tmp: Path) -> Path:
     return write_testset_page(tmp, KEPT, DROPPED, CHUNKS, SUMMARY)
 
 
+def conversations_page(tmp: Path) -> Path:
+    """conversations.html (localeval simulate) with long ids, turns and tool arguments."""
+    from localeval.simulate import write_conversations_page
+
+    rows = [{"id": f"s{i}-{'x' * 80}", "reference": "booked " + "r" * 300,
+             "reference_tool_calls": [{"name": LONG, "args": {"room": URLISH}}],
+             "messages": [{"role": "user", "content": "book " + "w" * 400},
+                          {"role": "assistant", "content": "",
+                           "tool_calls": [{"name": LONG, "args": {"room": URLISH}, "id": "c1"}]},
+                          {"role": "tool", "content": URLISH, "tool_call_id": "c1"},
+                          {"role": "assistant", "content": "done " + "z" * 300}],
+             "simulation": {"goal": "g " + "y" * 200, "persona": "p", "lang": "en",
+                            "stop": "goal_reached", "user_turns": 1, "notes": [URLISH]}}
+            for i in range(3)]
+    summary = {"scenarios": 3, "simulator_health": ["the judge copied " + "c" * 200],
+               "setup": {"agent": "agents/" + "a" * 150 + ".py:reply", "seed": 0}}
+    return write_conversations_page(tmp, rows, summary)
+
+
 def _runs(tmp: Path) -> tuple[Path, Path]:
     rows = [{"id": f"q{i}-{'c' * 60}", "retrieved_ids": ["a", "b", "c"],
              "relevant_ids": [["a"], ["b"], ["c"], ["z"]][i % 4]} for i in range(12)]
@@ -178,7 +197,7 @@ def validation_page(tmp: Path) -> Path:
 
 PAGES = {"report": report_page, "diff": diff_page, "rank": rank_page,
          "history": history_page, "testset": generated_set_page, "comparison": comparison_page,
-         "validation": validation_page}
+         "validation": validation_page, "conversations": conversations_page}
 
 
 # -- the width check --------------------------------------------------------------------------
@@ -324,7 +343,8 @@ def test_templates_share_one_policy_and_modules_one_environment():
     root = Path(localeval.__file__).parent
     templates = sorted(root.glob("*/templates/*.html.j2"))
     pages = [t for t in templates if not t.name.startswith("_")]
-    assert len(pages) == 7  # report, diff, history, testset, comparison, validation, rank
+    assert len(pages) == 8  # report, diff, history, testset, comparison, validation, rank,
+    # conversations
     for t in pages:
         text = t.read_text(encoding="utf-8")
         assert '<meta http-equiv="Content-Security-Policy" content="{{ csp }}">' in text, t

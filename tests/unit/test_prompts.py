@@ -69,10 +69,15 @@ INPUTS = {
     "turn_relevancy": {"conversation": CONVERSATION},
     "knowledge_facts": {"conversation": CONVERSATION},
     "knowledge_retention": {"conversation": CONVERSATION, "statements": ["two people"]},
+    # the simulated user and the scenario writers of localeval.simulate
+    "simulate_user": {"goal": "book a table", "persona": "a nurse", "opening": False,
+                      "conversation": CONVERSATION},
+    "simulate_goal_tool": {"persona": "", "avoid": []},
+    "simulate_goal_doc": {"persona": "a nurse", "avoid": ["g?"]},
 }
 CONVERSATION_STEPS = ["agent_goal_outcome", "topic_extraction", "topic_refused",
                       "conversation_intentions", "conversation_completeness", "turn_relevancy",
-                      "knowledge_facts", "knowledge_retention"]
+                      "knowledge_facts", "knowledge_retention", "simulate_user"]
 FREE_TEXT_STEPS = ["statements", "faithfulness_verdicts", "noise_verdicts", "answer_relevancy",
                    "context_precision", "context_utilization", "context_recall",
                    "answer_correctness"]
