@@ -69,7 +69,7 @@ class TinyModelSpec:
     qkv_bias: bool = False
     tie_embeddings: bool = False
     dtype: Literal["f32", "f16"] = "f32"
-    quant: Literal["q8_0"] | None = None
+    quant: Literal["q8_0", "q4_0"] | None = None
     pad_tokens: Literal["unused", "random"] = "unused"
     seed: int = 0
     std: float = 0.02
@@ -86,6 +86,22 @@ class TinyModelSpec:
         return cls(layers=24, embd=896, heads=14, kv_heads=2, ff=4864, vocab=151936,
                    ctx=32768, arch="qwen2", qkv_bias=True, tie_embeddings=True,
                    dtype="f16", quant=quant, pad_tokens="random")
+
+    @classmethod
+    def smollm2_135m(cls) -> "TinyModelSpec":
+        """Shaped like SmolLM2-135M-Instruct, the demo judge (f16): for the GPU check."""
+        return cls(layers=30, embd=576, heads=9, kv_heads=3, ff=1536, vocab=49152,
+                   ctx=8192, tie_embeddings=True, dtype="f16", pad_tokens="random")
+
+    @classmethod
+    def llama2_7b_q4_0(cls) -> "TinyModelSpec":
+        """Shaped like LLaMA-2-7B in Q4_0, the model of llama.cpp's published GPU tables.
+
+        Its weights are drawn directly as Q4_0 blocks (``quant="q4_0"``): quantising
+        7B random floats would take minutes and give random blocks all the same.
+        """
+        return cls(layers=32, embd=4096, heads=32, kv_heads=32, ff=11008, vocab=32000,
+                   ctx=4096, dtype="f16", quant="q4_0", pad_tokens="random")
 
 
 def _corpus(corpus: str | None) -> str:
@@ -172,6 +188,20 @@ def _write_f_model(spec: TinyModelSpec, path: Path, corpus: str) -> None:
     def ones(n: int) -> np.ndarray:
         return np.ones(n, dtype=np.float32)
 
+    def add_weight(name: str, rows: int, cols: int) -> None:
+        if spec.quant != "q4_0":
+            w.add_tensor(name, weight(rows, cols))
+            return
+        # Q4_0 blocks drawn directly: an f16 scale, then 32 four-bit values
+        # (value = scale * (q - 8)); the output matrix is Q8_0 (an f16 scale and
+        # 32 int8), near the Q6_K that llama.cpp's quantiser gives it.
+        q8 = name == "output.weight"
+        size, kind = (34, gguf.GGMLQuantizationType.Q8_0) if q8 else (18, gguf.GGMLQuantizationType.Q4_0)
+        blocks = rng.integers(0, 256, (rows, cols // 32, size), dtype=np.uint8)
+        scale = np.float16(spec.std / (36.9 if q8 else 4.6))  # std of int8 / of (q - 8)
+        blocks[:, :, 0:2] = np.frombuffer(scale.tobytes(), dtype=np.uint8)
+        w.add_tensor(name, blocks.reshape(rows, -1), raw_dtype=kind)
+
     def bias(n: int) -> np.ndarray:
         return rng.standard_normal(n, dtype=np.float32) * spec.std
 
@@ -187,7 +217,8 @@ def _write_f_model(spec: TinyModelSpec, path: Path, corpus: str) -> None:
     w.add_rope_dimension_count(head_dim)
     w.add_rope_freq_base(10000.0 if spec.arch == "llama" else 1000000.0)
     w.add_vocab_size(V)
-    w.add_file_type(gguf.LlamaFileType.ALL_F32 if spec.dtype == "f32"
+    w.add_file_type(gguf.LlamaFileType.MOSTLY_Q4_0 if spec.quant == "q4_0"
+                    else gguf.LlamaFileType.ALL_F32 if spec.dtype == "f32"
                     else gguf.LlamaFileType.MOSTLY_F16)
     w.add_tokenizer_model("gpt2")
     w.add_tokenizer_pre("gpt-2")
@@ -201,25 +232,25 @@ def _write_f_model(spec: TinyModelSpec, path: Path, corpus: str) -> None:
     if spec.chat_template is not None:
         w.add_chat_template(spec.chat_template)
 
-    w.add_tensor("token_embd.weight", weight(V, E))
+    add_weight("token_embd.weight", V, E)
     w.add_tensor("output_norm.weight", ones(E))
     if not spec.tie_embeddings:
-        w.add_tensor("output.weight", weight(V, E))
+        add_weight("output.weight", V, E)
     for i in range(spec.layers):
         p = f"blk.{i}."
         w.add_tensor(p + "attn_norm.weight", ones(E))
-        w.add_tensor(p + "attn_q.weight", weight(E, E))
-        w.add_tensor(p + "attn_k.weight", weight(e_kv, E))
-        w.add_tensor(p + "attn_v.weight", weight(e_kv, E))
+        add_weight(p + "attn_q.weight", E, E)
+        add_weight(p + "attn_k.weight", e_kv, E)
+        add_weight(p + "attn_v.weight", e_kv, E)
         if spec.qkv_bias:  # qwen2 requires them
             w.add_tensor(p + "attn_q.bias", bias(E))
             w.add_tensor(p + "attn_k.bias", bias(e_kv))
             w.add_tensor(p + "attn_v.bias", bias(e_kv))
-        w.add_tensor(p + "attn_output.weight", weight(E, E))
+        add_weight(p + "attn_output.weight", E, E)
         w.add_tensor(p + "ffn_norm.weight", ones(E))
-        w.add_tensor(p + "ffn_gate.weight", weight(F, E))
-        w.add_tensor(p + "ffn_up.weight", weight(F, E))
-        w.add_tensor(p + "ffn_down.weight", weight(E, F))
+        add_weight(p + "ffn_gate.weight", F, E)
+        add_weight(p + "ffn_up.weight", F, E)
+        add_weight(p + "ffn_down.weight", E, F)
 
     w.write_header_to_file()
     w.write_kv_data_to_file()
@@ -246,7 +277,7 @@ def build_tiny_gguf(path: str | os.PathLike[str], spec: TinyModelSpec = TinyMode
     path = Path(path)
     make_folder(path.parent)
     corpus = _corpus(corpus)
-    if spec.quant is None:
+    if spec.quant in (None, "q4_0"):
         tmp = path.with_name(path.name + ".part")
         _write_f_model(spec, tmp, corpus)  # gguf's writer opens the file itself
         return move_into_place(tmp, path)

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import os
 
+from localeval.judge.llama.cxx_runtime import preload_cxx_runtime
 from localeval.lazy import lazy_face
 
 # llama.cpp's CPU backend syncs its OpenMP (libgomp) threads several times per
@@ -53,6 +54,8 @@ from localeval.lazy import lazy_face
 # an in-process judge keeps its environment as it was. A user's setting wins.
 # Worker processes wait passively (run/workers.py).
 os.environ.setdefault("GOMP_SPINCOUNT", "3000")
+# Before llama_cpp too: a CUDA build and torch in one process need one C++ runtime.
+preload_cxx_runtime()
 
 _WHERE = {
     "LlamaJudge": ".judge",
