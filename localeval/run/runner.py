@@ -207,6 +207,8 @@ def _evaluate(ds: Dataset, chosen: list[Metric], writer: RunWriter | None, notes
     lang, seed, verdicts, repeats = cfg.lang, cfg.seed, cfg.verdicts, cfg.repeats
     cache, device, workers, ray = cfg.cache, cfg.device, cfg.workers, cfg.ray
     temperature = cfg.temperature
+    if device is not None:  # a checker runs where the embedder does: --device, $LOCALEVAL_DEVICE
+        judge_options.setdefault("checker_device", device)  # (other backends drop it)
     told = len(notes)
     store = open_cache(cache)
     need_judge = any(m.uses_judge for m in chosen)

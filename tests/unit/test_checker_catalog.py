@@ -171,3 +171,35 @@ def test_fetch_a_checker_whose_tokenizer_lives_in_another_repository(tmp_path, m
     summary = json.loads(capsys.readouterr().out)
     assert summary["signature"]["judge"] == "checker:tiny-hhem"
     assert summary["metrics"]["faithfulness"]["mean"] == 1.0  # planted "supported"
+
+
+def test_the_checker_runs_on_the_runs_device_from_the_environment_too(tmp_path, tiny,
+                                                                      monkeypatch):
+    """``--device`` or, without it, ``$LOCALEVAL_DEVICE`` places the checker, as it places the
+    embedder; a GGUF judge is never handed the option."""
+    import localeval.judge.checker_judge as cj
+    from localeval.run import evaluate
+
+    seen: list[Any] = []
+    real = cj.build_checker_judge
+
+    def spy(spec: str, **kw: Any):
+        seen.append(kw.get("checker_device"))
+        return real(spec, **kw)
+
+    monkeypatch.setattr(cj, "build_checker_judge", spy)
+    rows = [{"id": "a", "question": "When?", "answer": "It opens at 9.",
+             "contexts": ["It opens at 9."]}]
+    monkeypatch.setenv("LOCALEVAL_DEVICE", "cpu")
+    evaluate(rows, "faithfulness", judge=f"checker:{tiny}", embedder=False, cache=False,
+             judge_check=False, progress=False)
+    monkeypatch.delenv("LOCALEVAL_DEVICE")
+    assert main(["run", str(_write(tmp_path, rows)), "--checker", str(tiny), "--device", "cpu",
+                 "--no-judge-check", "--no-cache", "-o", str(tmp_path / "out")]) == 0
+    assert seen == ["cpu", "cpu"]
+
+
+def _write(tmp_path: Path, rows: list[dict[str, Any]]) -> Path:
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
