@@ -63,14 +63,23 @@ def openai_message(m: Message) -> dict[str, Any]:
     return d
 
 
+def _as_agent(text: str) -> str:
+    """The pipeline loader's message, said of ``--agent`` (it names a "pipeline" called with
+    a question; an agent is called with the messages)."""
+    if text.startswith("pipeline"):
+        text = text[len("pipeline"):]
+    text = text.replace("(question", "(messages").replace("my_rag:answer", "my_agent:reply")
+    return "--agent" + (text if text.startswith(" ") else " " + text.lstrip(":").lstrip())
+
+
 class Agent:
     """The hook, called turn by turn; ``label`` names it, ``version`` hashes its file."""
 
     def __init__(self, spec: str | Callable[..., Any] | Pipeline) -> None:
         try:
             self.hook = load_pipeline(spec)
-        except UsageError as e:  # its message names a "pipeline": this one is --agent
-            raise UsageError(f"--agent: {e}") from None
+        except UsageError as e:
+            raise UsageError(_as_agent(str(e))) from None
         self.label = self.hook.label
         self.file = _source_file(self.hook.function)
         self.version = _file_hash(self.file)

@@ -129,3 +129,19 @@ def test_an_agent_that_runs_its_own_tools_returns_their_messages(tmp_path, judge
     assert [m["role"] for m in row["messages"]] == ["user", "assistant", "tool", "assistant"]
     assert row["messages"][2]["content"] == "own result"
     assert row["simulation"]["stop"] == "goal_reached"
+
+
+@pytest.mark.parametrize("spec, said", [
+    ("nosuch.py:reply", "--agent 'nosuch.py:reply': no file nosuch.py"),
+    ("agent.py", "e.g. my_agent:reply"),
+    ("agent.py:reply", "cannot be called as function(messages)"),
+])
+def test_an_agent_that_cannot_be_loaded_is_named_as_the_agent(tmp_path, judged, capsys,
+                                                               monkeypatch, spec, said):
+    """The pipeline loader's refusals, said of --agent: no "pipeline", no "question"."""
+    (tmp_path / "agent.py").write_text("def reply():\n    return None\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert _simulate(tmp_path, spec) == 2
+    err = capsys.readouterr().err
+    assert said in err and "pipeline" not in err and "question" not in err, err
+    assert err.count("localeval: error:") == 1
