@@ -63,7 +63,7 @@ def cmd_out(cmd: list[str]) -> str:
 def stage_env(a: argparse.Namespace) -> dict[str, Any]:
     from localeval.judge.llama.cxx_runtime import preload_cxx_runtime
 
-    preload_cxx_runtime()  # one C++ runtime before llama_cpp, as the judge does
+    preloaded = preload_cxx_runtime()  # one C++ runtime before llama_cpp, as the judge does
     import llama_cpp
 
     gpu = cmd_out(["nvidia-smi", "--query-gpu=name,driver_version,memory.total",
@@ -79,6 +79,10 @@ def stage_env(a: argparse.Namespace) -> dict[str, Any]:
         row("GPU", gpu), row("CUDA (torch)", cuda), row("torch", tv),
         row("llama-cpp-python", llama_cpp.__version__),
         row("GPU offload in this build", offload),
+        # torch is imported after llama_cpp above: with a CUDA build that segfaulted
+        # until the judge preloaded the C++ runtime (localeval/judge/llama/cxx_runtime.py)
+        row("C++ runtime preloaded before llama.cpp", preloaded,
+            note="torch imported after llama.cpp: no crash"),
         row("CPU", platform.processor() or cmd_out(["uname", "-m"]),
             note=f"{os.cpu_count()} cores"),
         row("Python", platform.python_version())]}
