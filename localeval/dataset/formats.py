@@ -19,61 +19,20 @@ results file, which strict JSON readers would then reject.
 from __future__ import annotations
 
 import json
-import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from localeval.dataset.csv_text import csv_records, csv_separator
-from localeval.errors import DataError, JSONValueError, os_reason
+from localeval.errors import DataError, os_reason
+from localeval.strict_json import loads_strict
 
 __all__ = ["read_file", "read_table", "Table", "read_jsonl_rows", "json_value",
            "json_table_rows", "kind_of", "file_format", "loads_strict", "CELL_FORMATS"]
 
 #: Formats whose cells are text; ``samples`` parses list cells as JSON arrays.
 CELL_FORMATS = ("csv", "tsv")
-
-
-def _reject_constant(name: str) -> Any:
-    raise JSONValueError(f"{name} is not a number JSON allows; write null for a missing value")
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise JSONValueError(f"the number {text[:40]} is too large for a float")
-    return value
-
-
-#: One decoder for every call: ``json.loads`` with hooks would build a new one each time.
-_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
-#: For result sets written by other tools (and older localeval runs), where NaN means
-#: "unscored": non-finite numbers pass, nesting and digit limits still hold.
-_LENIENT = json.JSONDecoder()
-
-
-def loads_strict(text: str, allow_non_finite: bool = False) -> Any:
-    """``json.loads`` that refuses NaN, Infinity, overflowing numbers and absurd nesting.
-
-    Every failure is a ``ValueError`` whose message is meant for the user
-    (``JSONDecodeError`` keeps its position in ``lineno``/``colno``).
-    ``allow_non_finite`` lets NaN and Infinity through as floats.
-    """
-    try:
-        return (_LENIENT if allow_non_finite else _DECODER).decode(text)
-    except json.JSONDecodeError:
-        raise
-    except RecursionError:
-        raise JSONValueError("nested too deeply (arrays or objects inside each other "
-                             "hundreds of levels deep)") from None
-    except JSONValueError:
-        raise
-    except ValueError as e:  # int() past sys.get_int_max_str_digits()
-        if "digits" in str(e):
-            raise JSONValueError("a number with thousands of digits; write it as a "
-                                 "string") from None
-        raise JSONValueError(str(e)) from None
 
 
 def file_format(path: Path, fmt: str | None) -> str:

@@ -18,10 +18,10 @@ was (the dataset's hash, the results and the report carry it as written).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
+from localeval.dataset.formats import loads_strict
 from localeval.errors import DataError, InvalidArgument
 from localeval.toolcheck import read_functions, read_possible_answers
 from localeval.types import Message
@@ -92,8 +92,8 @@ def tools_beside(source: str) -> tuple[str, list[Any]] | None:
     if not beside.is_file():
         return None
     try:
-        value = json.loads(beside.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        value = loads_strict(beside.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:  # UnicodeDecodeError and every JSON refusal too
         raise DataError(f"cannot read the tool definitions: {e}", file=str(beside)) from None
     if isinstance(value, dict) and isinstance(value.get("tools"), list):
         value = value["tools"]  # a request body's {"tools": [...]}

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from localeval.errors import InvalidArgument
+from localeval.strict_json import loads_strict
 
 __all__ = ["Call", "PossibleAnswer", "Choices", "Function", "OPTIONAL", "read_calls",
            "read_possible_answers", "read_functions", "as_call", "TYPE_WORDS"]
@@ -124,13 +125,26 @@ def _arguments(raw: Any, where: str) -> dict[str, Any]:
     if raw is None:
         return {}
     if isinstance(raw, str):
-        try:
-            raw = json.loads(raw) if raw.strip() else {}
+        try:  # by the data files' rule: no NaN, no absurd nesting or digits
+            raw = loads_strict(raw) if raw.strip() else {}
         except json.JSONDecodeError as e:
             raise _bad(where, f"arguments are not JSON ({e.msg})") from None
+        except ValueError as e:  # JSONValueError: says what JSON forbids
+            raise _bad(where, f"arguments are not JSON ({e})") from None
     if not isinstance(raw, dict):
         raise _bad(where, f"arguments must be an object, got {_kind(raw)}")
     return raw
+
+
+def _named(obj: Mapping[str, Any], where: str, what: str) -> tuple[Mapping[str, Any], str]:
+    """The object's body (OpenAI's ``{"function": {...}}`` or the object itself) and its
+    name, for a call and a tool definition alike."""
+    inner = obj.get("function")
+    body: Mapping[str, Any] = inner if isinstance(inner, Mapping) else obj
+    name = body.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise _bad(where, f"the {what} has no name")
+    return body, name
 
 
 def as_call(obj: Any, where: str = "") -> Call:
@@ -145,11 +159,7 @@ def as_call(obj: Any, where: str = "") -> Call:
         return Call(str(obj.name), dict(args or {}))
     if not isinstance(obj, Mapping):
         raise _bad(where, f"expected a call object, got {_kind(obj)}")
-    inner = obj.get("function")
-    body: Mapping[str, Any] = inner if isinstance(inner, Mapping) else obj
-    name = body.get("name")
-    if not isinstance(name, str) or not name.strip():
-        raise _bad(where, "the call has no name")
+    body, name = _named(obj, where, "call")
     raw = body.get("arguments", body.get("args"))
     return Call(name, _arguments(raw, where))
 
@@ -262,11 +272,7 @@ def read_functions(obj: Any) -> list[Function]:
         else:
             if not isinstance(f, Mapping):
                 raise _bad(where, f"expected a tool definition object, got {_kind(f)}")
-            inner = f.get("function")
-            body: Mapping[str, Any] = inner if isinstance(inner, Mapping) else f
-            name = body.get("name")
-            if not isinstance(name, str) or not name.strip():
-                raise _bad(where, "the tool has no name")
+            body, name = _named(f, where, "tool")
             params = body.get("parameters") or {}
             _check_schema(params, f"{where} ({name})")
             desc = body.get("description")

@@ -46,6 +46,7 @@ JUDGE_PACKAGE, JUDGE_PROTOCOL = "judge", "base.py"
 #: Lower layers never import higher ones. Top-level modules count as units too.
 LAYERS: dict[str, int] = {
     "version": 0, "lazy": 0, "types": 0, "errors": 0, "config": 0, "concurrency": 0,
+    "strict_json": 0,
     "lang": 1, "cache": 1, "stats": 1, "output": 1, "toolcheck": 1,
     "dataset": 2, "catalog": 2, "prompts": 2, "corpus": 2,
     "judge": 3, "embed": 3, "checker": 3,

@@ -83,6 +83,15 @@ def test_the_new_fields_are_read_and_the_tools_file_beside_the_data_fills_them(t
     ("tools", [{"name": "f", "parameters": {"type": "dict", "properties": {"x": {
         "type": "str"}}}}], "field tools: tool 1 (f), property 'x': unknown type 'str'"),
     ("reference_trajectory", [{"name": "f"}], "step 1: expected a list of calls"),
+    # arguments as JSON text are read by the data files' strict rule, not json.loads
+    ("possible_answers", [{"function": {"name": "weather", "arguments": '{"city": NaN}'}}],
+     "answer 1: arguments are not JSON (NaN is not a number JSON allows"),
+    ("reference_trajectory", [[{"function": {"name": "weather", "arguments":
+                                             '{"days": ' + "1" * 5000 + "}"}}]],
+     "step 1, answer 1: arguments are not JSON (a number with thousands of digits"),
+    ("possible_answers", [{"function": {"name": "weather", "arguments":
+                                        '{"city": ' + "[" * 100000 + "]" * 100000 + "}"}}],
+     "arguments are not JSON (nested too deeply"),
 ])
 def test_a_bad_field_names_the_row_and_the_column(tmp_path, field, value, words):
     rows = _rows()
@@ -96,6 +105,13 @@ def test_a_bad_field_names_the_row_and_the_column(tmp_path, field, value, words)
 def test_a_bad_tools_file_names_the_file(tmp_path):
     path = _write(tmp_path / "conv.jsonl", _rows(), [{"description": "no name"}])
     with pytest.raises(DataError, match=r"conv\.tools\.json.*tool 1: the tool has no name"):
+        load_dataset(path)
+
+
+def test_a_tools_file_with_a_number_json_forbids_names_the_file(tmp_path):
+    path = _write(tmp_path / "conv.jsonl", _rows(), None)
+    path.with_name("conv.tools.json").write_text('[{"name": "f", "parameters": {"x": NaN}}]')
+    with pytest.raises(DataError, match=r"conv\.tools\.json.*NaN is not a number JSON allows"):
         load_dataset(path)
 
 
