@@ -16,6 +16,7 @@ from localeval.lazy import lazy_face
 _WHERE = {
     "check_gguf": ".gguf",
     "file_sha256": ".hashing",
+    "files_digest": ".hashing",
     "hash_memo_path": ".hashing",
     "add_models_arguments": ".args",
     "load_models": ".resolve",

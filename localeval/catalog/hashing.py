@@ -22,12 +22,12 @@ import json
 import os
 import threading
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from localeval.errors import OutputError
 from localeval.output import make_folder, move_into_place, write_text
 
-__all__ = ["CHUNK_BYTES", "MEMO_NAME", "file_sha256", "hash_memo_path"]
+__all__ = ["CHUNK_BYTES", "MEMO_NAME", "file_sha256", "files_digest", "hash_memo_path"]
 
 #: Hash in 8 MiB chunks: big enough that Python's loop overhead is noise,
 #: small enough that a progress bar moves smoothly on multi-GB files.
@@ -118,3 +118,15 @@ def file_sha256(path: str | os.PathLike[str], memo_file: str | os.PathLike[str] 
     if mf is not None:
         _write_memo_file(mf, str(p), st.st_size, st.st_mtime_ns, digest)
     return digest
+
+
+def files_digest(root: str | os.PathLike[str], files: Iterable[Path]) -> str:
+    """sha256 over each file's path relative to ``root`` and its ``file_sha256`` (memoised in
+    ``hash_memo_path()``): the one digest of a model folder (embedders and checkers); a file
+    renamed, added, removed or changed changes it."""
+    root = Path(root).resolve()
+    memo = hash_memo_path()
+    combined = hashlib.sha256()
+    for p in files:
+        combined.update(f"{p.relative_to(root).as_posix()}\0{file_sha256(p, memo)}\n".encode())
+    return combined.hexdigest()

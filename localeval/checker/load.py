@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from localeval.catalog import file_sha256, hash_memo_path, model_files
+from localeval.catalog import files_digest, model_files
 from localeval.checker.base import Checker, pick_device
 from localeval.checker.engine import TransformersChecker, torch_dtype
 from localeval.checker.layout import Layout, read_layout
@@ -39,11 +39,7 @@ def folder_digest(folder: str | os.PathLike[str]) -> str:
     files = model_files(root, skip_dir=lambda d: d.startswith("."),
                         keep_file=lambda f: not f.startswith(".")
                         and Path(f).suffix.lower() in _HASHED)
-    memo = hash_memo_path()
-    combined = hashlib.sha256()
-    for p in files:
-        combined.update(f"{p.relative_to(root).as_posix()}\0{file_sha256(p, memo)}\n".encode())
-    return combined.hexdigest()
+    return files_digest(root, files)
 
 
 def checker_fingerprint(digest: str, layout: Layout, dtype: str) -> str:

@@ -7,12 +7,11 @@ files that decide a model's output, through the catalog's memoised file hash.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 from typing import Any
 
-from localeval.catalog import file_sha256, hash_memo_path, load_models, model_files
+from localeval.catalog import files_digest, load_models, model_files
 from localeval.errors import ModelError
 
 __all__ = ["manifest_entry", "model_files_digest"]
@@ -56,9 +55,4 @@ def model_files_digest(root: str | os.PathLike[str]) -> str:
     files = _model_files(root)
     if not files:
         raise ModelError(f"cannot load embedding model from {root}: no weight or config files")
-    memo = hash_memo_path()
-    combined = hashlib.sha256()
-    for p in files:
-        digest = file_sha256(p, memo)
-        combined.update(f"{p.relative_to(root).as_posix()}\0{digest}\n".encode())
-    return combined.hexdigest()
+    return files_digest(root, files)
